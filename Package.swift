@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layout (one job per target):
+//   C edges       CSystemd, CPulse, CEspeakNG (system libraries), CLectorShim (what Swift cannot do in C)
+//   pure logic    LectorCore (imports no C library; unit-tested alone)
+//   thin wrappers LectorBus (sd-bus/sd-event), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
+//   the service   LectorDaemon (one context, one event loop), lector (CLI)
+//   testing       LectorTestKit (private bus + sound server + monitor recorder), lector-bench
+let cEdge: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
+let package = Package(
+    name: "lector",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "lector", targets: ["lector"]),
+        .executable(name: "lector-bench", targets: ["lector-bench"]),
+        .library(name: "LectorTestKit", targets: ["LectorTestKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse",
+                       providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng",
+                       providers: [.apt(["libespeak-ng-dev"])]),
+        .target(name: "CLectorShim", dependencies: ["CSystemd", "CPulse"]),
+
+        .target(name: "LectorCore"),
+
+        .target(name: "LectorBus", dependencies: ["CSystemd", "CLectorShim", "LectorCore"],
+                swiftSettings: cEdge),
+        .target(name: "LectorAudio", dependencies: ["CPulse", "CSystemd", "CLectorShim", "LectorCore"],
+                swiftSettings: cEdge),
+        .target(name: "LectorSpeech", dependencies: ["CEspeakNG", "LectorCore"],
+                swiftSettings: cEdge),
+        .target(name: "LectorDaemon",
+                dependencies: ["LectorBus", "LectorAudio", "LectorSpeech", "LectorCore", "CSystemd"],
+                swiftSettings: cEdge),
+        .executableTarget(name: "lector",
+                          dependencies: ["LectorDaemon", "LectorBus", "LectorCore",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          swiftSettings: cEdge),
+
+        .target(name: "LectorTestKit", dependencies: ["LectorCore"]),
+        .executableTarget(name: "lector-bench",
+                          dependencies: ["LectorTestKit",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+        .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
+        .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
+    ]
+)

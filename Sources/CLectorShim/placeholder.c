@@ -1,0 +1,1 @@
+#include "CLectorShim.h"
