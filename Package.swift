@@ -4,7 +4,7 @@ import PackageDescription
 // Layout (one job per target):
 //   C edges       CSystemd, CPulse, CEspeakNG (system libraries), CLectorShim (what Swift cannot do in C)
 //   pure logic    LectorCore (imports no C library; unit-tested alone)
-//   thin wrappers LectorBus (sd-bus/sd-event), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
+//   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
 //   the service   LectorDaemon (one context, one event loop), lector (CLI)
 //   testing       LectorTestKit (private bus + sound server + monitor recorder), lector-bench
 let cEdge: [SwiftSetting] = [.swiftLanguageMode(.v5)]
@@ -31,14 +31,15 @@ let package = Package(
 
         .target(name: "LectorCore"),
 
-        .target(name: "LectorBus", dependencies: ["CSystemd", "CLectorShim", "LectorCore"],
+        .target(name: "LectorLoop", dependencies: ["CSystemd"], swiftSettings: cEdge),
+        .target(name: "LectorBus", dependencies: ["CSystemd", "CLectorShim", "LectorLoop", "LectorCore"],
                 swiftSettings: cEdge),
-        .target(name: "LectorAudio", dependencies: ["CPulse", "CSystemd", "CLectorShim", "LectorCore"],
+        .target(name: "LectorAudio", dependencies: ["CPulse", "CLectorShim", "LectorLoop", "LectorCore"],
                 swiftSettings: cEdge),
-        .target(name: "LectorSpeech", dependencies: ["CEspeakNG", "LectorCore"],
+        .target(name: "LectorSpeech", dependencies: ["CEspeakNG", "CLectorShim", "LectorCore"],
                 swiftSettings: cEdge),
         .target(name: "LectorDaemon",
-                dependencies: ["LectorBus", "LectorAudio", "LectorSpeech", "LectorCore", "CSystemd"],
+                dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore", "CSystemd"],
                 swiftSettings: cEdge),
         .executableTarget(name: "lector",
                           dependencies: ["LectorDaemon", "LectorBus", "LectorCore",

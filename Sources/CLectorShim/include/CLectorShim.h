@@ -1,4 +1,24 @@
+/* The C edge of Lector: only what Swift cannot express (sd_bus_vtable's bitfields and unions,
+ * a pa_mainloop_api implementation). Everything else calls libsystemd/libpulse directly from Swift. */
 #pragma once
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 #include <pulse/pulseaudio.h>
+#include <sys/eventfd.h> /* the synthesis thread wakes the event loop through an eventfd */
+
+/* A pa_mainloop_api whose events are sd-event sources on `event`: libpulse then runs on the
+ * same thread and loop as sd-bus. Free with lector_pulse_api_free after the context is gone. */
+pa_mainloop_api *lector_pulse_api_new(sd_event *event);
+void lector_pulse_api_free(pa_mainloop_api *api);
+
+/* io.github.lector.Lector1: the handlers Swift implements. The vtable is built once with the
+ * real SD_BUS_* macros and lives for the whole process (sd-bus keeps the pointer). */
+typedef struct lector_lector1_handlers {
+    sd_bus_message_handler_t speak;
+    sd_bus_message_handler_t cancel;
+    sd_bus_message_handler_t stop;
+    sd_bus_property_get_t get_voices;
+    sd_bus_property_get_t get_version;
+} lector_lector1_handlers;
+
+const sd_bus_vtable *lector_lector1_vtable(const lector_lector1_handlers *handlers);

@@ -1,0 +1,175 @@
+/* pa_mainloop_api implemented on sd-event, so libpulse and sd-bus share one loop and one thread.
+ * libpulse hands foreign loops wall-clock times (pa_context_rttime_new converts), hence CLOCK_REALTIME. */
+#include "CLectorShim.h"
+#include <stdlib.h>
+#include <sys/time.h>
+#include <time.h>
+
+struct pa_io_event {
+    pa_mainloop_api *api;
+    sd_event_source *source;
+    pa_io_event_cb_t callback;
+    pa_io_event_destroy_cb_t destroy;
+    void *userdata;
+};
+
+struct pa_time_event {
+    pa_mainloop_api *api;
+    sd_event_source *source;
+    pa_time_event_cb_t callback;
+    pa_time_event_destroy_cb_t destroy;
+    void *userdata;
+};
+
+struct pa_defer_event {
+    pa_mainloop_api *api;
+    sd_event_source *source;
+    pa_defer_event_cb_t callback;
+    pa_defer_event_destroy_cb_t destroy;
+    void *userdata;
+};
+
+static uint32_t to_epoll(pa_io_event_flags_t f) {
+    return (f & PA_IO_EVENT_INPUT ? EPOLLIN : 0) | (f & PA_IO_EVENT_OUTPUT ? EPOLLOUT : 0) |
+           (f & PA_IO_EVENT_HANGUP ? EPOLLHUP : 0) | (f & PA_IO_EVENT_ERROR ? EPOLLERR : 0);
+}
+
+static pa_io_event_flags_t from_epoll(uint32_t e) {
+    return (e & EPOLLIN ? PA_IO_EVENT_INPUT : 0) | (e & EPOLLOUT ? PA_IO_EVENT_OUTPUT : 0) |
+           (e & EPOLLHUP ? PA_IO_EVENT_HANGUP : 0) | (e & EPOLLERR ? PA_IO_EVENT_ERROR : 0);
+}
+
+static sd_event *loop_of(pa_mainloop_api *a) { return a->userdata; }
+
+/* io */
+static int io_dispatch(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+    pa_io_event *e = userdata;
+    e->callback(e->api, e, fd, from_epoll(revents), e->userdata);
+    return 0;
+}
+
+static pa_io_event *io_new(pa_mainloop_api *a, int fd, pa_io_event_flags_t events,
+                           pa_io_event_cb_t cb, void *userdata) {
+    pa_io_event *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    *e = (pa_io_event){ .api = a, .callback = cb, .userdata = userdata };
+    if (sd_event_add_io(loop_of(a), &e->source, fd, to_epoll(events), io_dispatch, e) < 0) {
+        free(e);
+        return NULL;
+    }
+    sd_event_source_set_enabled(e->source, events ? SD_EVENT_ON : SD_EVENT_OFF);
+    return e;
+}
+
+static void io_enable(pa_io_event *e, pa_io_event_flags_t events) {
+    if (events) sd_event_source_set_io_events(e->source, to_epoll(events));
+    sd_event_source_set_enabled(e->source, events ? SD_EVENT_ON : SD_EVENT_OFF);
+}
+
+static void io_free(pa_io_event *e) {
+    sd_event_source_disable_unref(e->source);
+    if (e->destroy) e->destroy(e->api, e, e->userdata);
+    free(e);
+}
+
+static void io_set_destroy(pa_io_event *e, pa_io_event_destroy_cb_t cb) { e->destroy = cb; }
+
+/* time */
+static uint64_t timeval_usec(const struct timeval *tv) {
+    return (uint64_t)tv->tv_sec * 1000000ULL + (uint64_t)tv->tv_usec;
+}
+
+static int time_dispatch(sd_event_source *s, uint64_t usec, void *userdata) {
+    pa_time_event *e = userdata;
+    struct timeval now;
+    gettimeofday(&now, NULL);
+    /* One-shot like pa_mainloop: the callback may restart it. */
+    sd_event_source_set_enabled(e->source, SD_EVENT_OFF);
+    e->callback(e->api, e, &now, e->userdata);
+    return 0;
+}
+
+static void time_restart(pa_time_event *e, const struct timeval *tv) {
+    if (!tv) {
+        sd_event_source_set_enabled(e->source, SD_EVENT_OFF);
+        return;
+    }
+    sd_event_source_set_time(e->source, timeval_usec(tv));
+    sd_event_source_set_enabled(e->source, SD_EVENT_ONESHOT);
+}
+
+static pa_time_event *time_new(pa_mainloop_api *a, const struct timeval *tv,
+                               pa_time_event_cb_t cb, void *userdata) {
+    pa_time_event *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    *e = (pa_time_event){ .api = a, .callback = cb, .userdata = userdata };
+    if (sd_event_add_time(loop_of(a), &e->source, CLOCK_REALTIME, tv ? timeval_usec(tv) : 0, 0,
+                          time_dispatch, e) < 0) {
+        free(e);
+        return NULL;
+    }
+    time_restart(e, tv);
+    return e;
+}
+
+static void time_free(pa_time_event *e) {
+    sd_event_source_disable_unref(e->source);
+    if (e->destroy) e->destroy(e->api, e, e->userdata);
+    free(e);
+}
+
+static void time_set_destroy(pa_time_event *e, pa_time_event_destroy_cb_t cb) { e->destroy = cb; }
+
+/* defer */
+static int defer_dispatch(sd_event_source *s, void *userdata) {
+    pa_defer_event *e = userdata;
+    e->callback(e->api, e, e->userdata);
+    return 0;
+}
+
+static pa_defer_event *defer_new(pa_mainloop_api *a, pa_defer_event_cb_t cb, void *userdata) {
+    pa_defer_event *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    *e = (pa_defer_event){ .api = a, .callback = cb, .userdata = userdata };
+    if (sd_event_add_defer(loop_of(a), &e->source, defer_dispatch, e) < 0) {
+        free(e);
+        return NULL;
+    }
+    sd_event_source_set_enabled(e->source, SD_EVENT_ON);
+    return e;
+}
+
+static void defer_enable(pa_defer_event *e, int b) {
+    sd_event_source_set_enabled(e->source, b ? SD_EVENT_ON : SD_EVENT_OFF);
+}
+
+static void defer_free(pa_defer_event *e) {
+    sd_event_source_disable_unref(e->source);
+    if (e->destroy) e->destroy(e->api, e, e->userdata);
+    free(e);
+}
+
+static void defer_set_destroy(pa_defer_event *e, pa_defer_event_destroy_cb_t cb) { e->destroy = cb; }
+
+static void quit(pa_mainloop_api *a, int retval) { sd_event_exit(loop_of(a), retval); }
+
+pa_mainloop_api *lector_pulse_api_new(sd_event *event) {
+    pa_mainloop_api *a = calloc(1, sizeof *a);
+    if (!a) return NULL;
+    *a = (pa_mainloop_api){
+        .userdata = sd_event_ref(event),
+        .io_new = io_new, .io_enable = io_enable, .io_free = io_free, .io_set_destroy = io_set_destroy,
+        .time_new = time_new, .time_restart = time_restart, .time_free = time_free,
+        .time_set_destroy = time_set_destroy,
+        .defer_new = defer_new, .defer_enable = defer_enable, .defer_free = defer_free,
+        .defer_set_destroy = defer_set_destroy,
+        .quit = quit,
+    };
+    return a;
+}
+
+void lector_pulse_api_free(pa_mainloop_api *a) {
+    if (!a) return;
+    sd_event_unref(a->userdata);
+    free(a);
+}

@@ -1,0 +1,190 @@
+import CPulse
+import Glibc
+import LectorLoop
+
+/// One mono s16 playback stream with a small server-side buffer (about 30 ms), fed from a FIFO
+/// of PCM chunks that the stream's write callback drains.
+///
+/// Owned by the event loop thread. Frames are counted on one timeline for the stream's whole
+/// life: a sample enqueued now will be heard at frame `endFrame`, and `heardFrame` says which
+/// frame the listener hears now. Kept corked while idle, so an idle daemon costs the sound
+/// server nothing.
+public final class PlaybackStream {
+    public enum State: Equatable { case connecting, ready, failed }
+
+    /// How much audio the server may buffer ahead of the speaker.
+    public static let targetLatencyMilliseconds = 30
+
+    public let sampleRate: Int
+    public private(set) var state: State = .connecting
+    /// Frames handed to the server (or flushed) so far.
+    public private(set) var framesWritten: Int64 = 0
+    /// Frames waiting in our FIFO.
+    public private(set) var queuedFrames = 0
+    public private(set) var isCorked = true
+    /// The frame the next enqueued sample will occupy.
+    public var endFrame: Int64 { framesWritten + Int64(queuedFrames) }
+
+    /// Called with a frame count whenever frames leave the FIFO (written or dropped).
+    public var onConsumed: ((Int) -> Void)?
+    public var onStateChange: ((State) -> Void)?
+
+    private let stream: OpaquePointer
+    private var fifo: [[Int16]] = []
+    private var fifoOffset = 0
+
+    public init(context: OpaquePointer, sampleRate: Int, properties: [String: String]) throws {
+        self.sampleRate = sampleRate
+        var spec = pa_sample_spec(format: PA_SAMPLE_S16LE, rate: UInt32(sampleRate), channels: 1)
+        let proplist = Proplist(properties)
+        guard let stream = pa_stream_new_with_proplist(context, properties[PA_PROP_MEDIA_NAME] ?? "Speech",
+                                                       &spec, nil, proplist.pointer) else {
+            throw SystemError(errno: 5, "pa_stream_new: \(String(cString: pa_strerror(pa_context_errno(context))))")
+        }
+        self.stream = stream
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        pa_stream_set_state_callback(stream, { _, userdata in
+            Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue().stateChanged()
+        }, me)
+        pa_stream_set_write_callback(stream, { _, _, userdata in
+            Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue().fill()
+        }, me)
+
+        let bytesPerMillisecond = UInt32(sampleRate * 2 / 1000)
+        var attributes = pa_buffer_attr(
+            maxlength: UInt32.max,
+            tlength: bytesPerMillisecond * UInt32(Self.targetLatencyMilliseconds),
+            prebuf: bytesPerMillisecond * 5,
+            minreq: bytesPerMillisecond * 5,
+            fragsize: UInt32.max)
+        let flags = pa_stream_flags_t(PA_STREAM_START_CORKED.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue
+                                      | PA_STREAM_ADJUST_LATENCY.rawValue)
+        if pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) < 0 {
+            pa_stream_unref(stream)
+            throw SystemError(errno: 5, "pa_stream_connect_playback: \(String(cString: pa_strerror(pa_context_errno(context))))")
+        }
+    }
+
+    deinit {
+        pa_stream_set_state_callback(stream, nil, nil)
+        pa_stream_set_write_callback(stream, nil, nil)
+        pa_stream_disconnect(stream)
+        pa_stream_unref(stream)
+    }
+
+    /// Queues PCM and starts playing it.
+    public func enqueue(_ samples: [Int16]) {
+        guard !samples.isEmpty else { return }
+        fifo.append(samples)
+        queuedFrames += samples.count
+        if isCorked { setCorked(false) }
+        fill()
+    }
+
+    /// Silence at once: queued and buffered audio is dropped and the stream corked.
+    public func stop() {
+        let dropped = queuedFrames
+        framesWritten += Int64(dropped)
+        fifo.removeAll()
+        fifoOffset = 0
+        queuedFrames = 0
+        if dropped > 0 { onConsumed?(dropped) }
+        guard state == .ready else { return }
+        pa_operation_unref(pa_stream_flush(stream, nil, nil))
+        setCorked(true)
+        pa_operation_unref(pa_stream_update_timing_info(stream, nil, nil))
+    }
+
+    /// Corks once everything enqueued has been heard (the caller knows when that is).
+    public func idle() {
+        if !isCorked, queuedFrames == 0 { setCorked(true) }
+    }
+
+    /// Asks the server where playback is and calls `completion` with the frame being heard.
+    public func heardFrame(_ completion: @escaping (Int64) -> Void) {
+        guard state == .ready else { return }
+        let box = Unmanaged.passRetained(TimingRequest(stream: self, completion: completion)).toOpaque()
+        guard let operation = pa_stream_update_timing_info(stream, { _, _, userdata in
+            let request = Unmanaged<TimingRequest>.fromOpaque(userdata!).takeRetainedValue()
+            request.completion(request.stream.currentHeardFrame())
+        }, box) else {
+            Unmanaged<TimingRequest>.fromOpaque(box).release()
+            return
+        }
+        pa_operation_unref(operation)
+    }
+
+    /// From the last timing update: frames written minus what is still ahead of the speaker
+    /// (in the stream's buffer and the sink's), less the time played since that update.
+    /// Computed by hand: `pa_stream_get_latency` read 0 here with data still buffered.
+    public func currentHeardFrame() -> Int64 {
+        guard let info = pa_stream_get_timing_info(stream)?.pointee,
+              info.write_index_corrupt == 0, info.read_index_corrupt == 0 else { return framesWritten }
+        // Underrun with an empty buffer: everything written has been played. (The sink's own
+        // latency reading stays non-zero while it renders silence, so it cannot tell us that.)
+        if info.playing == 0, info.write_index <= info.read_index { return framesWritten }
+        var aheadMicroseconds = Int64(info.sink_usec)
+        if info.playing != 0 && !isCorked {
+            var now = timeval()
+            gettimeofday(&now, nil)
+            let elapsed = (Int64(now.tv_sec) - Int64(info.timestamp.tv_sec)) * 1_000_000
+                + Int64(now.tv_usec) - Int64(info.timestamp.tv_usec)
+            aheadMicroseconds -= elapsed
+        }
+        let ahead = (info.write_index - info.read_index) / 2 + aheadMicroseconds * Int64(sampleRate) / 1_000_000
+        return framesWritten - max(0, ahead)
+    }
+
+    private func setCorked(_ corked: Bool) {
+        isCorked = corked
+        guard state == .ready else { return }
+        pa_operation_unref(pa_stream_cork(stream, corked ? 1 : 0, nil, nil))
+    }
+
+    private func fill() {
+        guard state == .ready, queuedFrames > 0 else { return }
+        var writable = pa_stream_writable_size(stream) / 2
+        var written = 0
+        while writable > 0, let chunk = fifo.first {
+            let count = min(writable, chunk.count - fifoOffset)
+            let r = chunk.withUnsafeBufferPointer { buffer in
+                pa_stream_write(stream, buffer.baseAddress! + fifoOffset, count * 2, nil, 0, PA_SEEK_RELATIVE)
+            }
+            guard r >= 0 else { break }
+            written += count
+            writable -= count
+            fifoOffset += count
+            if fifoOffset == chunk.count {
+                fifo.removeFirst()
+                fifoOffset = 0
+            }
+        }
+        guard written > 0 else { return }
+        queuedFrames -= written
+        framesWritten += Int64(written)
+        onConsumed?(written)
+    }
+
+    private func stateChanged() {
+        switch pa_stream_get_state(stream) {
+        case PA_STREAM_READY:
+            state = .ready
+            if !isCorked { setCorked(false) }
+            fill()
+        case PA_STREAM_FAILED, PA_STREAM_TERMINATED:
+            state = .failed
+        default:
+            return
+        }
+        onStateChange?(state)
+    }
+
+    private final class TimingRequest {
+        let stream: PlaybackStream
+        let completion: (Int64) -> Void
+        init(stream: PlaybackStream, completion: @escaping (Int64) -> Void) {
+            self.stream = stream
+            self.completion = completion
+        }
+    }
+}

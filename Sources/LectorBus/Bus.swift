@@ -1,0 +1,120 @@
+import CSystemd
+import Glibc
+import LectorLoop
+
+/// An sd-bus connection. The daemon attaches it to the `EventLoop`; the CLI uses it blocking.
+///
+/// Not thread-safe: one thread owns it (the loop's, in the daemon).
+public final class Bus {
+    /// `sd_bus *`.
+    public let pointer: OpaquePointer
+    private var slots: [OpaquePointer] = []
+    private var matchHandlers: [MatchBox] = []
+
+    /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
+    public static func session() throws -> Bus {
+        var bus: OpaquePointer?
+        let r = sd_bus_open_user(&bus)
+        guard r >= 0, let bus else {
+            throw SystemError(errno: -r, "connecting to the session bus (is DBUS_SESSION_BUS_ADDRESS set?)")
+        }
+        return Bus(pointer: bus)
+    }
+
+    init(pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit {
+        for slot in slots { sd_bus_slot_unref(slot) }
+        sd_bus_flush_close_unref(pointer)
+    }
+
+    public func attach(to loop: EventLoop) throws {
+        let r = sd_bus_attach_event(pointer, loop.event, 0)
+        guard r >= 0 else { throw SystemError(errno: -r, "sd_bus_attach_event") }
+    }
+
+    /// Serves `vtable` at `path`. `vtable` and `userdata` must outlive the bus (sd-bus keeps both).
+    public func addObject(path: String, interface: String, vtable: UnsafePointer<sd_bus_vtable>,
+                          userdata: UnsafeMutableRawPointer?) throws {
+        var slot: OpaquePointer?
+        let r = sd_bus_add_object_vtable(pointer, &slot, path, interface, vtable, userdata)
+        guard r >= 0, let slot else { throw SystemError(errno: -r, "registering \(interface) at \(path)") }
+        slots.append(slot)
+    }
+
+    /// Takes a well-known name; fails if another process owns it.
+    public func requestName(_ name: String) throws {
+        let r = sd_bus_request_name(pointer, name, 0)
+        guard r >= 0 else {
+            if r == -EEXIST { throw SystemError(errno: EEXIST, "\(name) is already owned (is another lector running?)") }
+            throw SystemError(errno: -r, "requesting \(name)")
+        }
+    }
+
+    /// Emits a signal whose arguments `build` appends.
+    public func emitSignal(path: String, interface: String, member: String,
+                           _ build: (MessageWriter) throws -> Void) throws {
+        var message: OpaquePointer?
+        var r = sd_bus_message_new_signal(pointer, &message, path, interface, member)
+        guard r >= 0, let message else { throw SystemError(errno: -r, "creating signal \(member)") }
+        defer { sd_bus_message_unref(message) }
+        try build(MessageWriter(message))
+        r = sd_bus_send(pointer, message, nil)
+        guard r >= 0 else { throw SystemError(errno: -r, "sending signal \(member)") }
+    }
+
+    /// Calls a method and waits for its reply (CLI only: it blocks). D-Bus errors are thrown as `BusCallError`.
+    public func call(destination: String, path: String, interface: String, member: String,
+                     timeoutMicroseconds: UInt64 = 30_000_000,
+                     _ build: (MessageWriter) throws -> Void = { _ in }) throws -> MessageReader {
+        var message: OpaquePointer?
+        var r = sd_bus_message_new_method_call(pointer, &message, destination, path, interface, member)
+        guard r >= 0, let message else { throw SystemError(errno: -r, "creating call \(member)") }
+        defer { sd_bus_message_unref(message) }
+        try build(MessageWriter(message))
+        var error = sd_bus_error()
+        defer { sd_bus_error_free(&error) }
+        var reply: OpaquePointer?
+        r = sd_bus_call(pointer, message, timeoutMicroseconds, &error, &reply)
+        guard r >= 0, let reply else {
+            throw BusCallError(name: error.name.map { String(cString: $0) } ?? "errno.\(-r)",
+                               message: error.message.map { String(cString: $0) } ?? String(cString: strerror(-r)))
+        }
+        return MessageReader(reply, owned: true)
+    }
+
+    /// Calls `handler` for every message matching `rule` (e.g. a signal), until the bus is closed.
+    public func addMatch(_ rule: String, handler: @escaping (MessageReader) -> Void) throws {
+        let box = MatchBox(handler: handler)
+        var slot: OpaquePointer?
+        let r = sd_bus_add_match(pointer, &slot, rule, { message, userdata, _ in
+            guard let message, let userdata else { return 0 }
+            Unmanaged<MatchBox>.fromOpaque(userdata).takeUnretainedValue().handler(MessageReader(message))
+            return 0
+        }, Unmanaged.passUnretained(box).toOpaque())
+        guard r >= 0, let slot else { throw SystemError(errno: -r, "adding match \(rule)") }
+        slots.append(slot)
+        matchHandlers.append(box)
+    }
+
+    /// Blocking use: process one message, or wait up to `timeout` for one.
+    public func processOrWait(timeoutMicroseconds: UInt64) throws {
+        let r = sd_bus_process(pointer, nil)
+        guard r >= 0 else { throw SystemError(errno: -r, "sd_bus_process") }
+        if r > 0 { return }
+        let w = sd_bus_wait(pointer, timeoutMicroseconds)
+        guard w >= 0 else { throw SystemError(errno: -w, "sd_bus_wait") }
+    }
+
+    private final class MatchBox {
+        let handler: (MessageReader) -> Void
+        init(handler: @escaping (MessageReader) -> Void) { self.handler = handler }
+    }
+}
+
+/// An error reply to a method call: `name` is the D-Bus error name.
+public struct BusCallError: Error, CustomStringConvertible {
+    public let name: String
+    public let message: String
+    public var description: String { "\(message) (\(name))" }
+}

@@ -1,0 +1,33 @@
+/// An error a client caused, with the D-Bus error name it is reported under.
+///
+/// The daemon maps each case to a named bus error so that callers can branch on the name and
+/// people can read the message, e.g. `io.github.lector.Error.UnknownVoice: no installed voice is
+/// named "klingon"`. It never stops the daemon.
+public struct LectorError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable, CaseIterable {
+        case invalidArgument = "InvalidArgument"
+        case textTooLong = "TextTooLong"
+        case unknownVoice = "UnknownVoice"
+        case unknownLanguage = "UnknownLanguage"
+        case noSuchSpeech = "NoSuchSpeech"
+        case soundServerUnavailable = "SoundServerUnavailable"
+        case failed = "Failed"
+    }
+
+    public static let namePrefix = "io.github.lector.Error."
+
+    public let kind: Kind
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// The D-Bus error name, e.g. `io.github.lector.Error.InvalidArgument`.
+    public var busName: String { Self.namePrefix + kind.rawValue }
+
+    public var description: String { "\(busName): \(message)" }
+
+    public static func invalidArgument(_ message: String) -> LectorError { .init(.invalidArgument, message) }
+}

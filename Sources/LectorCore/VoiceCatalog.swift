@@ -1,0 +1,54 @@
+/// Chooses the espeak-ng voice for a request: by name, else by language, else the default.
+///
+/// ```swift
+/// let catalog = VoiceCatalog(voices: installed)
+/// try catalog.resolve(language: "zh-CN", voice: nil).identifier   // "sit/cmn"
+/// ```
+public struct VoiceCatalog: Sendable {
+    public let voices: [Voice]
+    public let defaultLanguage: String
+
+    /// Tags espeak-ng does not list but people send: Chinese by region means Mandarin or Cantonese.
+    static let aliases: [String: String] = [
+        "zh-cn": "cmn", "zh-sg": "cmn", "zh-tw": "cmn", "zh-hans": "cmn", "zh-hant": "cmn",
+        "zh-hk": "yue", "zh-mo": "yue",
+    ]
+
+    public init(voices: [Voice], defaultLanguage: String = "en") {
+        self.voices = voices
+        self.defaultLanguage = defaultLanguage
+    }
+
+    public func resolve(language: String?, voice: String?) throws -> Voice {
+        if let voice {
+            let wanted = voice.lowercased()
+            if let match = voices.first(where: {
+                $0.name.lowercased() == wanted || $0.identifier.lowercased() == wanted
+                    || $0.identifier.split(separator: "/").last?.lowercased() == wanted
+            }) {
+                return match
+            }
+            throw LectorError(.unknownVoice, "no installed voice is named \"\(voice)\" (see the Voices property)")
+        }
+        if let language {
+            if let match = best(for: language) { return match }
+            throw LectorError(.unknownLanguage, "no installed voice speaks \"\(language)\" (see the Voices property)")
+        }
+        if let match = best(for: defaultLanguage) ?? voices.first { return match }
+        throw LectorError(.unknownVoice, "no espeak-ng voices are installed")
+    }
+
+    /// The voice listing the most specific matching tag with the lowest priority.
+    func best(for language: String) -> Voice? {
+        for tag in LanguageTag.fallbacks(language) {
+            let candidates = Self.aliases[tag].map { [tag, $0] } ?? [tag]
+            for candidate in candidates.reversed() {
+                let scored = voices.compactMap { voice in
+                    voice.languages.first(where: { $0.tag == candidate }).map { (voice, $0.priority) }
+                }
+                if let best = scored.min(by: { $0.1 < $1.1 }) { return best.0 }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,42 @@
+import LectorCore
+
+/// The speech being synthesized and played. One at a time: cancelling it is then one flush.
+/// Owned by the event loop thread.
+struct ActiveSpeech {
+    let id: UInt64
+    /// The engine job producing it (distinct from `id`: results of an abandoned job are ignored).
+    let job: UInt64
+    let request: SpeechRequest
+    /// Samples of leading silence dropped so far; while `trimming`, more may be.
+    var trimmed = 0
+    var trimming = true
+    /// Stream frame of its first kept sample, once known.
+    var baseFrame: Int64?
+    /// Words reported before the first audio, placed once `baseFrame` is known.
+    var earlyWords: [WordBoundary] = []
+    var synthesisDone = false
+
+    init(id: UInt64, job: UInt64, request: SpeechRequest) {
+        self.id = id
+        self.job = job
+        self.request = request
+    }
+
+    /// Stream frame at which `word` is heard.
+    func frame(of word: WordBoundary, base: Int64) -> Int64 {
+        base + Int64(max(0, word.sample - trimmed))
+    }
+}
+
+/// What the listener hears at a frame: announced on the bus at that moment.
+enum HeardEvent {
+    case started(id: UInt64)
+    case range(id: UInt64, start: UInt32, length: UInt32)
+    case finished(id: UInt64)
+
+    var id: UInt64 {
+        switch self {
+        case .started(let id), .range(let id, _, _), .finished(let id): return id
+        }
+    }
+}

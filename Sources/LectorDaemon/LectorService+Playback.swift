@@ -1,0 +1,190 @@
+import LectorAudio
+import LectorCore
+import LectorSpeech
+
+/// From the queue through the synthesizer to the speaker, and the bus signals on the way.
+extension LectorService {
+    /// Starts the next queued speech if nothing is speaking and the sound server is there.
+    func startNext() {
+        guard current == nil, let stream, stream.state == .ready, let (id, request) = queue.next() else { return }
+        let voice: Voice
+        do {
+            voice = try catalog.resolve(language: request.language, voice: request.voice)
+        } catch {
+            emitFinished(id, .failed)
+            return startNext()
+        }
+        let job = nextJob
+        nextJob += 1
+        current = ActiveSpeech(id: id, job: job, request: request)
+        engine.synthesize(id: job, request: request, voice: voice)
+    }
+
+    /// Ends the current speech now: silence, forget its pending events, tell the bus why.
+    func endCurrent(_ reason: FinishReason) {
+        guard let speech = current else { return }
+        current = nil
+        engine.cancel(id: speech.job)
+        stream?.stop()
+        schedule.removeAll { $0.id == speech.id }
+        emitFinished(speech.id, reason)
+        if reason != .cancelled {
+            Journal.log(.warning, "speech \(speech.id) ended: \(reason.rawValue)",
+                        fields: ["LECTOR_SPEECH_ID": String(speech.id)])
+        }
+    }
+
+    func cancelAll(reason: FinishReason) {
+        endCurrent(reason)
+        for id in queue.removeAll() { emitFinished(id, reason) }
+    }
+
+    // MARK: - synthesis results
+
+    func drainSynthesis() {
+        for output in engine.mailbox.drain() {
+            guard var speech = current, speech.job == output.id else {
+                // An abandoned job: release its audio and forget it once it has finished.
+                if case .audio(_, let samples) = output { engine.mailbox.consumed(frames: samples.count) }
+                if case .finished(let job, _, _) = output { engine.mailbox.forget(job) }
+                continue
+            }
+            switch output {
+            case .audio(_, let samples):
+                accept(samples, for: &speech)
+            case .word(_, let word):
+                if let base = speech.baseFrame {
+                    schedule.add(.range(id: speech.id, start: word.start, length: word.length),
+                                 at: speech.frame(of: word, base: base))
+                } else {
+                    speech.earlyWords.append(word)
+                }
+            case .finished(let job, let ok, _):
+                engine.mailbox.forget(job)
+                guard ok else {
+                    current = speech
+                    endCurrent(.failed)
+                    startNext()
+                    return
+                }
+                speech.synthesisDone = true
+                if speech.baseFrame == nil {
+                    // Nothing audible (only punctuation, say): done at once.
+                    current = nil
+                    emit("SpeechStarted") { try $0.append(speech.id) }
+                    emitFinished(speech.id, .done)
+                    startNext()
+                    return
+                }
+                schedule.add(.finished(id: speech.id), at: stream?.endFrame ?? 0)
+            }
+            current = speech
+        }
+        rescheduleMarkers()
+    }
+
+    /// Trims leading silence, fixes the speech's place on the stream timeline, plays the rest.
+    private func accept(_ samples: [Int16], for speech: inout ActiveSpeech) {
+        guard let stream else {
+            engine.mailbox.consumed(frames: samples.count)
+            return
+        }
+        var kept = samples[...]
+        if speech.trimming {
+            let drop = samples.withUnsafeBufferPointer { LeadingSilence.droppable($0) }
+            speech.trimmed += drop
+            kept = samples[drop...]
+            engine.mailbox.consumed(frames: drop)
+            if kept.isEmpty { return }
+            speech.trimming = false
+        }
+        if speech.baseFrame == nil {
+            let base = stream.endFrame
+            speech.baseFrame = base
+            schedule.add(.started(id: speech.id), at: base)
+            for word in speech.earlyWords {
+                schedule.add(.range(id: speech.id, start: word.start, length: word.length),
+                             at: speech.frame(of: word, base: base))
+            }
+            speech.earlyWords = []
+        }
+        stream.enqueue(Array(kept))
+    }
+
+    // MARK: - hearing
+
+    /// Arms the timer for the next event, from the interpolated playback position.
+    func rescheduleMarkers() {
+        guard let next = schedule.nextFrame, let stream else {
+            markerTimer.cancel()
+            return
+        }
+        let ahead = max(0, next - stream.currentHeardFrame())
+        markerTimer.schedule(after: UInt64(ahead) * 1_000_000 / UInt64(stream.sampleRate) + 1_000)
+    }
+
+    /// Asks the server where playback is, then announces everything heard by now.
+    func checkHeard() {
+        guard let stream else { return }
+        stream.heardFrame { [unowned self] heard in
+            for event in self.schedule.due(heard: heard) { self.announce(event) }
+            self.rescheduleMarkers()
+        }
+    }
+
+    private func announce(_ event: HeardEvent) {
+        switch event {
+        case .started(let id):
+            emit("SpeechStarted") { try $0.append(id) }
+        case .range(let id, let start, let length):
+            emit("SpeakingRange") { try $0.append(id); try $0.append(start); try $0.append(length) }
+        case .finished(let id):
+            guard current?.id == id else { return }
+            current = nil
+            emitFinished(id, .done)
+            stream?.idle()
+            startNext()
+        }
+    }
+
+    // MARK: - sound server
+
+    func soundServerChanged(_ state: SoundServer.State) {
+        switch state {
+        case .ready:
+            Journal.log(.info, "connected to the sound server")
+            openStream()
+        case .unavailable(let reason):
+            Journal.log(.warning, "sound server unavailable: \(reason); retrying",
+                        fields: ["LECTOR_ERROR": "SoundServerUnavailable"])
+            stream = nil
+            cancelAll(reason: .failed)
+        case .connecting:
+            break
+        }
+    }
+
+    private func openStream() {
+        guard let context = soundServer.context else { return }
+        do {
+            let stream = try PlaybackStream(context: context, sampleRate: engine.sampleRate,
+                                            properties: Self.streamProperties)
+            stream.onConsumed = { [unowned self] frames in self.engine.mailbox.consumed(frames: frames) }
+            stream.onStateChange = { [unowned self, unowned stream] state in
+                switch state {
+                case .ready: self.startNext()
+                case .failed:
+                    guard self.stream === stream else { return }
+                    Journal.log(.warning, "playback stream failed; opening a new one")
+                    self.stream = nil
+                    self.endCurrent(.failed)
+                    self.openStream()
+                case .connecting: break
+                }
+            }
+            self.stream = stream
+        } catch {
+            Journal.log(.error, "could not open a playback stream: \(error)")
+        }
+    }
+}

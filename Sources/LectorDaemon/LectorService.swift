@@ -1,0 +1,99 @@
+import CLectorShim
+import CSystemd
+import Glibc
+import LectorAudio
+import LectorBus
+import LectorCore
+import LectorLoop
+import LectorSpeech
+
+/// The daemon's one context, as in systemd's hostnamed: every piece of state lives here and is
+/// touched only from the event loop thread. Bus handlers parse, act, emit, reply.
+///
+/// ```swift
+/// let service = try LectorService()
+/// try service.run()   // until SIGTERM/SIGINT
+/// ```
+public final class LectorService {
+    let loop: EventLoop
+    let bus: Bus
+    let engine: SpeechEngine
+    var soundServer: SoundServer!
+    var stream: PlaybackStream?
+    let catalog: VoiceCatalog
+
+    var queue = SpeechQueue<SpeechRequest>()
+    var current: ActiveSpeech?
+    var schedule = HearingSchedule<HeardEvent>()
+    var nextSpeechID: UInt64 = 1
+    var nextJob: UInt64 = 1
+
+    private var sources: [EventSource] = []
+    var markerTimer: EventSource!
+
+    static let streamProperties = [
+        "media.role": "event",
+        "media.name": "Lector speech",
+        "application.name": "Lector",
+        "application.id": "io.github.lector.Lector",
+        "application.icon_name": "io.github.lector.Lector",
+    ]
+
+    public init() throws {
+        // Before any thread starts, so the espeak thread inherits the mask and sd-event gets them.
+        EventLoop.blockSignals([SIGTERM, SIGINT])
+        loop = try EventLoop()
+        engine = try SpeechEngine()
+        catalog = VoiceCatalog(voices: engine.voices)
+        bus = try Bus.session()
+        try bus.attach(to: loop)
+
+        markerTimer = try loop.timer { [unowned self] in self.checkHeard() }
+        sources.append(try loop.watch(fd: engine.mailbox.fileDescriptor) { [unowned self] _ in
+            self.drainSynthesis()
+        })
+        for signal in [SIGTERM, SIGINT] {
+            sources.append(try loop.onSignal(signal) { [unowned self] in self.shutdown(signal: signal) })
+        }
+        soundServer = try SoundServer(loop: loop, properties: Self.streamProperties)
+        soundServer.onStateChange = { [unowned self] state in self.soundServerChanged(state) }
+
+        let userdata = Unmanaged.passUnretained(self).toOpaque()
+        try bus.addObject(path: BusNames.objectPath, interface: BusNames.interface,
+                          vtable: Self.vtable, userdata: userdata)
+    }
+
+    /// Takes the bus name, connects to the sound server and serves until a signal stops it.
+    public func run() throws {
+        soundServer.connect()
+        try bus.requestName(BusNames.service)
+        sd_notify(0, "READY=1\nSTATUS=Serving \(BusNames.service)")
+        Journal.log(.info, "serving \(BusNames.service) with \(catalog.voices.count) voices")
+        _ = try loop.run()
+    }
+
+    private func shutdown(signal: Int32) {
+        Journal.log(.info, "stopping on signal \(signal)")
+        sd_notify(0, "STOPPING=1")
+        cancelAll(reason: .cancelled)
+        // While the loop still runs (libpulse needs it to disconnect), and stream before context:
+        // their callbacks reach back into this object.
+        stream = nil
+        soundServer = nil
+        loop.exit(0)
+    }
+
+    // MARK: - Signals on the bus
+
+    func emit(_ member: String, _ build: (MessageWriter) throws -> Void) {
+        do {
+            try bus.emitSignal(path: BusNames.objectPath, interface: BusNames.interface, member: member, build)
+        } catch {
+            Journal.log(.warning, "could not emit \(member): \(error)")
+        }
+    }
+
+    func emitFinished(_ id: UInt64, _ reason: FinishReason) {
+        emit("SpeechFinished") { try $0.append(id); try $0.append(reason.rawValue) }
+    }
+}

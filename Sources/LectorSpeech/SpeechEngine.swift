@@ -1,0 +1,184 @@
+import CEspeakNG
+import Foundation
+import LectorCore
+
+/// espeak-ng, driven from one dedicated thread ("lector-espeak") that makes every espeak call:
+/// the library keeps global state and is not thread-safe.
+///
+/// The event loop calls `synthesize` (non-blocking) and reads results from `mailbox`.
+public final class SpeechEngine: @unchecked Sendable {
+    /// Milliseconds of audio per synthesis callback: small, so the first chunk comes quickly.
+    static let bufferMilliseconds: Int32 = 20
+
+    public let mailbox: SynthesisMailbox
+    public private(set) var sampleRate = 22050
+    public private(set) var voices: [Voice] = []
+
+    private struct Job {
+        var id: UInt64
+        var request: SpeechRequest
+        var voice: Voice
+    }
+
+    private let inbox = NSCondition()
+    private var jobs: [Job] = []          // guarded by inbox
+    private var thread: Thread?
+
+    /// Starts the thread and initializes espeak-ng on it; throws if espeak-ng cannot start.
+    public init(bufferedSecondsAhead: Int = 5) throws {
+        mailbox = try SynthesisMailbox(highWaterFrames: 22050 * bufferedSecondsAhead)
+        let ready = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var failure: String?
+        let thread = Thread { [unowned self] in
+            failure = self.initializeOnEngineThread()
+            ready.signal()
+            if failure == nil { self.runJobs() }
+        }
+        thread.name = "lector-espeak"
+        thread.stackSize = 4 << 20
+        self.thread = thread
+        thread.start()
+        ready.wait()
+        if let failure { throw LectorError(.failed, failure) }
+    }
+
+    /// Queue a speech. Results arrive in `mailbox`, ending with exactly one `.finished`.
+    public func synthesize(id: UInt64, request: SpeechRequest, voice: Voice) {
+        inbox.lock()
+        jobs.append(Job(id: id, request: request, voice: voice))
+        inbox.signal()
+        inbox.unlock()
+    }
+
+    /// Stop `id` wherever it is: waiting, or mid-synthesis (the callback aborts at its next call).
+    public func cancel(id: UInt64) {
+        mailbox.cancel(id)
+    }
+
+    // MARK: - engine thread only
+
+    private func initializeOnEngineThread() -> String? {
+        espeak_ng_InitializePath(nil)
+        var context: espeak_ng_ERROR_CONTEXT?
+        let status = espeak_ng_Initialize(&context)
+        guard status == ENS_OK else {
+            espeak_ng_ClearErrorContext(&context)
+            return "espeak-ng failed to initialize (status \(status.rawValue)); is espeak-ng-data installed?"
+        }
+        guard espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, Self.bufferMilliseconds, nil) == ENS_OK else {
+            return "espeak-ng failed to set up synchronous output"
+        }
+        sampleRate = Int(espeak_ng_GetSampleRate())
+        espeak_SetSynthCallback(synthCallback)
+        voices = Self.listVoices()
+        return nil
+    }
+
+    private func runJobs() {
+        while true {
+            inbox.lock()
+            while jobs.isEmpty { inbox.wait() }
+            let job = jobs.removeFirst()
+            inbox.unlock()
+            run(job)
+        }
+    }
+
+    private func run(_ job: Job) {
+        guard !mailbox.isCancelled(job.id) else {
+            mailbox.push(.finished(id: job.id, ok: true, totalSamples: 0))
+            return
+        }
+        guard espeak_SetVoiceByName(job.voice.identifier) == EE_OK else {
+            mailbox.push(.finished(id: job.id, ok: false, totalSamples: 0))
+            return
+        }
+        espeak_SetParameter(espeakRATE, job.request.espeakRate, 0)
+        espeak_SetParameter(espeakPITCH, job.request.espeakPitch, 0)
+        espeak_SetParameter(espeakVOLUME, job.request.espeakVolume, 0)
+
+        let synthesis = Synthesis(id: job.id, mailbox: mailbox, sampleRate: sampleRate,
+                                  textScalarCount: job.request.text.unicodeScalars.count)
+        currentSynthesis = synthesis
+        defer { currentSynthesis = nil }
+        let result = job.request.text.withCString { text in
+            espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
+                         UInt32(espeakCHARS_UTF8), nil, nil)
+        }
+        // EE_OK also when the callback aborted; a cancelled speech is not a failure.
+        let ok = result == EE_OK || mailbox.isCancelled(job.id)
+        mailbox.push(.finished(id: job.id, ok: ok, totalSamples: synthesis.totalSamples))
+    }
+
+    private static func listVoices() -> [Voice] {
+        guard var cursor = espeak_ListVoices(nil) else { return [] }
+        var result: [Voice] = []
+        while let voice = cursor.pointee {
+            result.append(Voice(
+                name: voice.pointee.name.map { String(cString: $0) } ?? "",
+                identifier: voice.pointee.identifier.map { String(cString: $0) } ?? "",
+                languages: parseLanguages(voice.pointee.languages),
+                gender: voice.pointee.gender == 1 ? .male : voice.pointee.gender == 2 ? .female : .unknown))
+            cursor += 1
+        }
+        return result
+    }
+
+    /// espeak's `languages`: repeated [priority byte][NUL-terminated tag], ended by a 0 byte.
+    private static func parseLanguages(_ raw: UnsafePointer<CChar>?) -> [Voice.Language] {
+        guard var p = raw else { return [] }
+        var result: [Voice.Language] = []
+        while p.pointee != 0 {
+            let priority = Int(UInt8(bitPattern: p.pointee))
+            p += 1
+            let tag = String(cString: p)
+            result.append(.init(tag: tag, priority: priority))
+            p += tag.utf8.count + 1
+        }
+        return result
+    }
+}
+
+/// The speech being synthesized right now; touched only on the engine thread.
+private final class Synthesis {
+    let id: UInt64
+    let mailbox: SynthesisMailbox
+    let sampleRate: Int
+    let textScalarCount: Int
+    var totalSamples = 0
+
+    init(id: UInt64, mailbox: SynthesisMailbox, sampleRate: Int, textScalarCount: Int) {
+        self.id = id
+        self.mailbox = mailbox
+        self.sampleRate = sampleRate
+        self.textScalarCount = textScalarCount
+    }
+}
+
+/// espeak's callback has no context pointer of its own; there is one engine thread, so one slot.
+nonisolated(unsafe) private var currentSynthesis: Synthesis?
+
+private func synthCallback(_ wav: UnsafeMutablePointer<Int16>?, _ count: Int32,
+                           _ events: UnsafeMutablePointer<espeak_EVENT>?) -> Int32 {
+    guard let synthesis = currentSynthesis else { return 1 }
+    if synthesis.mailbox.isCancelled(synthesis.id) { return 1 }
+    if var event = events {
+        while event.pointee.type != espeakEVENT_LIST_TERMINATED {
+            if event.pointee.type == espeakEVENT_WORD,
+               let word = WordBoundary(textPosition: event.pointee.text_position,
+                                       length: event.pointee.length,
+                                       audioPositionMilliseconds: event.pointee.audio_position,
+                                       sampleRate: synthesis.sampleRate,
+                                       textScalarCount: synthesis.textScalarCount) {
+                synthesis.mailbox.push(.word(id: synthesis.id, word))
+            }
+            event += 1
+        }
+    }
+    if let wav, count > 0 {
+        synthesis.totalSamples += Int(count)
+        let samples = Array(UnsafeBufferPointer(start: wav, count: Int(count)))
+        if !synthesis.mailbox.push(.audio(id: synthesis.id, samples: samples)) { return 1 }
+    }
+    return 0
+}

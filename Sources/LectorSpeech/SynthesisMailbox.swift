@@ -1,0 +1,99 @@
+import Foundation
+import CLectorShim
+import Glibc
+
+/// The one place the synthesis thread and the event loop meet, hence the one lock.
+///
+/// The synthesis thread `push`es; an eventfd wakes the loop, which `drain`s. Audio counts as
+/// buffered until the loop reports it `consumed` (written to the sound server), and `push` blocks
+/// above `highWaterFrames`: a long text never piles up more than a few seconds of PCM in memory.
+public final class SynthesisMailbox: @unchecked Sendable {
+    /// Readable when there is something to drain. Owned by the mailbox; the loop only watches it.
+    public let fileDescriptor: Int32
+    public let highWaterFrames: Int
+
+    private let condition = NSCondition()
+    private var items: [SynthesisOutput] = []
+    private var bufferedFrames = 0
+    private var cancelled: Set<UInt64> = []
+
+    public init(highWaterFrames: Int) throws {
+        let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        fileDescriptor = fd
+        self.highWaterFrames = highWaterFrames
+    }
+
+    deinit { close(fileDescriptor) }
+
+    /// Synthesis thread: queue an output, waiting while too much audio is buffered. Returns false
+    /// (dropping the output) if its speech was cancelled meanwhile.
+    @discardableResult
+    public func push(_ output: SynthesisOutput) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if case .audio = output {
+            while bufferedFrames >= highWaterFrames && !cancelled.contains(output.id) {
+                condition.wait()
+            }
+        }
+        if cancelled.contains(output.id), !isFinish(output) { return false }
+        if case .audio(_, let samples) = output { bufferedFrames += samples.count }
+        items.append(output)
+        var one: UInt64 = 1
+        _ = write(fileDescriptor, &one, 8)
+        return true
+    }
+
+    /// Synthesis thread: whether the speech it is producing should stop.
+    public func isCancelled(_ id: UInt64) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled.contains(id)
+    }
+
+    /// Event loop: take everything queued so far.
+    public func drain() -> [SynthesisOutput] {
+        var counter: UInt64 = 0
+        _ = read(fileDescriptor, &counter, 8)
+        condition.lock()
+        defer { condition.unlock() }
+        let taken = items
+        items.removeAll(keepingCapacity: true)
+        return taken
+    }
+
+    /// Event loop: `frames` of drained audio reached the sound server (or were dropped).
+    public func consumed(frames: Int) {
+        condition.lock()
+        bufferedFrames = max(0, bufferedFrames - frames)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Any thread: stop producing `id`. Its queued audio is dropped here; the loop drops what it
+    /// already drained. The `finished` output still arrives, so the loop can close the speech.
+    public func cancel(_ id: UInt64) {
+        condition.lock()
+        cancelled.insert(id)
+        items.removeAll { output in
+            guard output.id == id, case .audio(_, let samples) = output else { return false }
+            bufferedFrames -= samples.count
+            return true
+        }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Event loop: the speech is closed; forget it.
+    public func forget(_ id: UInt64) {
+        condition.lock()
+        cancelled.remove(id)
+        condition.unlock()
+    }
+
+    private func isFinish(_ output: SynthesisOutput) -> Bool {
+        if case .finished = output { return true }
+        return false
+    }
+}

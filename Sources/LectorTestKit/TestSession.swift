@@ -1,0 +1,351 @@
+import Foundation
+
+/// A private desktop session for one test, so tests never touch the developer's real session bus or
+/// speakers and can run side by side: a temp dir holding private XDG_RUNTIME_DIR/HOME/XDG_*_HOME,
+/// a private dbus-daemon (session-like config with a service directory we control), and a private
+/// PulseAudio with null sinks whose monitors can be recorded. Everything started through the session
+/// carries a marker in its environment, so `shutdown()` (also run by deinit) can find and kill even
+/// D-Bus-activated services that were double-forked away from us.
+///
+/// Set LECTOR_TEST_KEEP_DIRECTORY=1 to keep the temp dir (logs of every process) after shutdown.
+public final class TestSession: @unchecked Sendable {
+    /// Temp root; removed on shutdown.
+    public let directory: URL
+    /// D-Bus activation .service files go here (it is the bus config's only <servicedir>).
+    public let serviceDirectory: URL
+    /// stdout/stderr of every process the session starts.
+    public let logDirectory: URL
+    /// Null sinks of the sound server; the first is the default sink.
+    public let sinks: [String]
+    /// e.g. unix:path=/tmp/lector-test-XXXXXX/runtime/bus
+    public let busAddress: String
+    /// e.g. unix:/tmp/lector-test-XXXXXX/runtime/pulse/native
+    public let pulseServer: String
+    /// Environment for child processes: ours plus the private bus, sound server and XDG dirs,
+    /// without DISPLAY/WAYLAND_DISPLAY (nothing may reach a real desktop).
+    public let environment: [String: String]
+
+    /// Environment variable whose value (the session directory) marks every process we start.
+    public static let markerVariable = "LECTOR_TEST_SESSION"
+
+    private let runtimeDirectory: URL
+    private let lock = NSLock()
+    private var bus: ManagedProcess?
+    private var soundServer: ManagedProcess?
+    /// One idle recorder per sink, see `keepSinksAwake`.
+    private var sinkKeepers: [ManagedProcess] = []
+    private var children: [ManagedProcess] = []
+    private var recordings: [MonitorRecording] = []
+    private var watchers: [SignalWatcher] = []
+    private var logCounter = 0
+    private var isShutDown = false
+
+    public init(sinks: [String] = ["lector_test"], startSoundServer: Bool = true) throws {
+        var template = Array("/tmp/lector-test-XXXXXX".utf8CString)
+        guard let created = mkdtemp(&template) else { throw TestKitError.failed("mkdtemp: \(errno)") }
+        directory = URL(fileURLWithPath: String(cString: created), isDirectory: true)
+        runtimeDirectory = directory.appendingPathComponent("runtime", isDirectory: true)
+        serviceDirectory = directory.appendingPathComponent("services", isDirectory: true)
+        logDirectory = directory.appendingPathComponent("logs", isDirectory: true)
+        self.sinks = sinks
+        // Unix socket paths are limited to 108 bytes; /tmp/lector-test-XXXXXX/runtime/... stays well below.
+        busAddress = "unix:path=\(runtimeDirectory.path)/bus"
+        pulseServer = "unix:\(runtimeDirectory.path)/pulse/native"
+
+        var environment = ProcessInfo.processInfo.environment
+        for key in environment.keys where key.hasPrefix("PULSE_") || key == "DISPLAY" || key == "WAYLAND_DISPLAY"
+            || key == "DBUS_STARTER_ADDRESS" || key == "DBUS_STARTER_BUS_TYPE" {
+            environment.removeValue(forKey: key)
+        }
+        let home = directory.appendingPathComponent("home").path
+        environment["HOME"] = home
+        environment["XDG_RUNTIME_DIR"] = runtimeDirectory.path
+        environment["XDG_STATE_HOME"] = home + "/.local/state"
+        environment["XDG_CACHE_HOME"] = home + "/.cache"
+        environment["XDG_CONFIG_HOME"] = home + "/.config"
+        environment["XDG_DATA_HOME"] = home + "/.local/share"
+        environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
+        environment["PULSE_SERVER"] = pulseServer
+        environment[Self.markerVariable] = directory.path
+        self.environment = environment
+
+        do {
+            for path in [runtimeDirectory.path, runtimeDirectory.path + "/pulse", serviceDirectory.path, logDirectory.path,
+                         home, home + "/.local/state", home + "/.cache", home + "/.config", home + "/.local/share"] {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            }
+            try startBus()
+            if startSoundServer { try self.startSoundServer() }
+        } catch {
+            shutdown()
+            throw error
+        }
+    }
+
+    deinit { shutdown() }
+
+    // MARK: - D-Bus
+
+    private func startBus() throws {
+        let config = directory.appendingPathComponent("bus.conf")
+        try """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>\(busAddress)</listen>
+          <servicedir>\(serviceDirectory.path)</servicedir>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """.write(to: config, atomically: true, encoding: .utf8)
+        // Activated services inherit the daemon's environment, so it gets ours (PULSE_SERVER etc.).
+        let daemon = try launch("dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address"],
+                                environment: environment)
+        lock.withLock { bus = daemon }
+        let socket = runtimeDirectory.path + "/bus"
+        let deadline = Date(timeIntervalSinceNow: 5)
+        // --print-address is written once the socket listens.
+        while !daemon.standardOutput.contains("unix:") || !FileManager.default.fileExists(atPath: socket) {
+            guard daemon.isRunning, Date() < deadline else {
+                throw TestKitError.failed("dbus-daemon did not start:\n\(daemon.output)")
+            }
+            usleep(2_000)
+        }
+    }
+
+    /// Blocks until `name` is owned on the private bus (does not activate it).
+    public func waitForBusName(_ name: String, timeout: TimeInterval = 10) throws {
+        let seconds = Int(timeout.rounded(.up)) + 1
+        let result = try run("gdbus", ["wait", "--session", "--timeout", String(seconds), name], timeout: timeout)
+        guard result.succeeded else {
+            throw TestKitError.timedOut("bus name \(name) did not appear within \(timeout) s (\(result))")
+        }
+    }
+
+    /// True if `name` currently has an owner on the private bus.
+    public func busNameHasOwner(_ name: String) throws -> Bool {
+        let result = try run("gdbus", ["call", "--session", "--dest", "org.freedesktop.DBus",
+                                       "--object-path", "/org/freedesktop/DBus",
+                                       "--method", "org.freedesktop.DBus.NameHasOwner", name], timeout: 5)
+        guard result.succeeded else { throw TestKitError.failed("NameHasOwner \(name): \(result)") }
+        return result.stdout.contains("true")
+    }
+
+    /// Watches the signals `busName` emits; returns once gdbus follows the name (see `SignalWatcher`).
+    public func watchSignals(from busName: String) throws -> SignalWatcher {
+        let monitor = try launch("gdbus", ["monitor", "--session", "--dest", busName],
+                                 environment: environment, stdout: .pipe)
+        let watcher = SignalWatcher(busName: busName, process: monitor)
+        lock.withLock { watchers.append(watcher) }
+        try watcher.waitUntilWatching(timeout: 10)
+        return watcher
+    }
+
+    /// Writes `NAME.service` into `serviceDirectory` so the bus can activate `executable` on demand.
+    /// Arguments must not contain quotes; the bus parses Exec= like a simple shell.
+    @discardableResult
+    public func installDBusService(name: String, executable: String, arguments: [String] = []) throws -> URL {
+        let path = try ExecutableLocator.locate(executable, searchPath: environment["PATH"]).path
+        let exec = ([path] + arguments).map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
+        let file = serviceDirectory.appendingPathComponent("\(name).service")
+        try "[D-BUS Service]\nName=\(name)\nExec=\(exec)\n".write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    // MARK: - Sound server
+
+    /// (Re)starts PulseAudio with the null sinks and waits until `pactl info` answers (10 s at most).
+    public func startSoundServer() throws {
+        stopSoundServer()
+        var serverEnvironment = environment
+        // Keep it off the test bus (it only warns). Unsetting is not enough: libdbus then falls back
+        // to $XDG_RUNTIME_DIR/bus, which is our bus; an address of an unknown transport fails instead.
+        serverEnvironment["DBUS_SESSION_BUS_ADDRESS"] = "disabled:"
+        serverEnvironment["PULSE_RUNTIME_PATH"] = runtimeDirectory.path + "/pulse"
+        let socket = runtimeDirectory.path + "/pulse/native"
+        let arguments = [
+            "-n", "--daemonize=no", "--system=no", "--exit-idle-time=-1", "--use-pid-file=no",
+            "--realtime=no", "--high-priority=no", "--log-target=stderr",
+            "--load=module-native-protocol-unix auth-anonymous=1 socket=\(socket)",
+        ] + sinks.map {
+            "--load=module-null-sink sink_name=\($0) rate=\(MonitorRecording.sampleRate) channels=1 sink_properties=device.description=\($0)"
+        }
+        let server = try launch("pulseaudio", arguments, environment: serverEnvironment)
+        lock.withLock { soundServer = server }
+
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while true {
+            guard server.isRunning else { throw TestKitError.failed("pulseaudio exited:\n\(server.output)") }
+            if try run("pactl", ["info"], timeout: 2).succeeded { break }
+            guard Date() < deadline else {
+                throw TestKitError.timedOut("pulseaudio did not answer pactl info within 10 s:\n\(server.output)")
+            }
+            usleep(20_000)
+        }
+        if let first = sinks.first {
+            try pactl(["set-default-sink", first])
+        }
+        try keepSinksAwake()
+    }
+
+    /// An idle null sink sleeps for its maximum latency (about 2 s) between renders, and a new
+    /// low-latency recorder is only noticed at the next wake-up, so a fresh `parec` would wait ~2 s
+    /// for data and sound would reach the monitor in coarse blocks. A permanent 5 ms recorder per sink
+    /// keeps every sink rendering in 5 ms steps; suspending and resuming the sink once makes it adopt
+    /// that latency now instead of at the end of its current 2 s sleep.
+    private func keepSinksAwake() throws {
+        guard !sinks.isEmpty else { return }
+        let keepers = try sinks.map { sink in
+            try launch("parec", Self.recorderArguments(sink: sink, clientName: "lector-testkit-keep-awake"),
+                       environment: environment, stdout: .file(URL(fileURLWithPath: "/dev/null")))
+        }
+        lock.withLock { sinkKeepers = keepers }
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while try run("pactl", ["list", "short", "source-outputs"], timeout: 2).stdout
+            .split(separator: "\n").count < sinks.count {
+            guard Date() < deadline else {
+                throw TestKitError.timedOut("keep-awake recorders did not connect:\n\(keepers.map(\.output))")
+            }
+            usleep(5_000)
+        }
+        for sink in sinks {
+            try pactl(["suspend-sink", sink, "1"])
+            try pactl(["suspend-sink", sink, "0"])
+        }
+    }
+
+    private func pactl(_ arguments: [String]) throws {
+        let result = try run("pactl", arguments, timeout: 5)
+        guard result.succeeded else { throw TestKitError.failed("pactl \(arguments.joined(separator: " ")): \(result)") }
+    }
+
+    private static func recorderArguments(sink: String, clientName: String) -> [String] {
+        ["--device=\(sink).monitor", "--format=s16le", "--rate=\(MonitorRecording.sampleRate)", "--channels=1",
+         "--latency-msec=5", "--raw", "--client-name=\(clientName)"]
+    }
+
+    /// Stops PulseAudio (SIGTERM, SIGKILL after 3 s), e.g. to test how clients cope with a server restart.
+    /// Recordings end with it.
+    public func stopSoundServer() {
+        let processes: [ManagedProcess] = lock.withLock {
+            defer {
+                soundServer = nil
+                sinkKeepers = []
+            }
+            return sinkKeepers + [soundServer].compactMap { $0 }
+        }
+        ManagedProcess.terminateAll(processes, grace: 3)
+    }
+
+    /// Records the monitor of `sink` (default: the first sink); returns once audio flows.
+    public func record(sink: String? = nil) throws -> MonitorRecording {
+        guard let sink = sink ?? sinks.first else { throw TestKitError.failed("the session has no sinks") }
+        let recorder = try launch("parec", Self.recorderArguments(sink: sink, clientName: "lector-testkit-recorder"),
+                                  environment: environment, stdout: .pipe)
+        let recording = MonitorRecording(sink: sink, process: recorder)
+        lock.withLock { recordings.append(recording) }
+        try recording.waitForFirstSamples(timeout: 5)
+        return recording
+    }
+
+    // MARK: - Processes
+
+    /// Starts a long-running process (e.g. the daemon under test) with `environment` + `extraEnvironment`;
+    /// stdout/stderr go to files in `logDirectory`. The session terminates it at shutdown.
+    public func spawn(_ executable: String, _ arguments: [String],
+                      extraEnvironment: [String: String] = [:]) throws -> ManagedProcess {
+        let child = try launch(executable, arguments, environment: environment.merging(extraEnvironment) { $1 })
+        lock.withLock { children.append(child) }
+        return child
+    }
+
+    /// Runs a process to completion; after `timeout` its process group is killed and `timedOut` is set.
+    public func run(_ executable: String, _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 30,
+                    extraEnvironment: [String: String] = [:]) throws -> ProcessResult {
+        var stdinFile: URL?
+        if let stdin {
+            let file = nextLogBase(for: executable).appendingPathExtension("stdin")
+            try stdin.write(to: file)
+            stdinFile = file
+        }
+        let process = try launch(executable, arguments, environment: environment.merging(extraEnvironment) { $1 },
+                                 stdin: stdinFile)
+        var status = process.waitForExit(timeout: timeout)
+        let timedOut = status == nil
+        if timedOut {
+            process.terminate(grace: 1)
+            status = process.exitStatus
+        }
+        return ProcessResult(status: status ?? -1, stdout: process.standardOutput,
+                             stderr: process.standardError, timedOut: timedOut)
+    }
+
+    /// Living processes started with this session's environment (children, activated services, their children).
+    public func livingProcesses() -> [Int32] {
+        ProcessProbe.livingProcesses(withEnvironmentEntry: "\(Self.markerVariable)=\(directory.path)")
+    }
+
+    /// Logs of the bus and sound server, to attach to a failure message.
+    public var diagnostics: String {
+        let (bus, server) = lock.withLock { (self.bus, soundServer) }
+        return "dbus-daemon:\n\(bus?.output ?? "(not running)")\npulseaudio:\n\(server?.output ?? "(not running)")"
+    }
+
+    /// Stops everything the session started, then deletes `directory`. Safe to call more than once.
+    public func shutdown() {
+        let processes: (clients: [ManagedProcess], infrastructure: [ManagedProcess])? = lock.withLock {
+            guard !isShutDown else { return nil }
+            isShutDown = true
+            let clients = children + recordings.map(\.processForShutdown) + watchers.map(\.processForShutdown)
+            return (clients + sinkKeepers, [bus, soundServer].compactMap { $0 })
+        }
+        guard let (clients, infrastructure) = processes else { return }
+        // Clients first, while bus and sound server are still there for a graceful exit.
+        ManagedProcess.terminateAll(clients, grace: 3)
+        let infrastructurePids = Set(infrastructure.map(\.pid))
+        terminate(pids: livingProcesses().filter { !infrastructurePids.contains($0) }, grace: 3)
+        ManagedProcess.terminateAll(infrastructure, grace: 3)
+        terminate(pids: livingProcesses(), grace: 1)
+
+        if ProcessInfo.processInfo.environment["LECTOR_TEST_KEEP_DIRECTORY"] != nil {
+            FileHandle.standardError.write(Data("TestSession: kept \(directory.path)\n".utf8))
+        } else {
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Processes we did not start directly (orphans, activated services): SIGTERM, then SIGKILL after `grace`.
+    private func terminate(pids: [Int32], grace: TimeInterval) {
+        guard !pids.isEmpty else { return }
+        pids.forEach { kill($0, SIGTERM) }
+        let deadline = Date(timeIntervalSinceNow: grace)
+        while pids.contains(where: ProcessProbe.isAlive) && Date() < deadline { usleep(5_000) }
+        pids.filter(ProcessProbe.isAlive).forEach { kill($0, SIGKILL) }
+    }
+
+    private func launch(_ executable: String, _ arguments: [String], environment: [String: String],
+                        stdin: URL? = nil, stdout: ManagedProcess.Output? = nil) throws -> ManagedProcess {
+        let url = try ExecutableLocator.locate(executable, searchPath: environment["PATH"])
+        let logBase = nextLogBase(for: executable)
+        return try ManagedProcess(executable: url, arguments: arguments, environment: environment, stdin: stdin,
+                                  stdout: stdout ?? .file(logBase.appendingPathExtension("stdout")),
+                                  stderr: logBase.appendingPathExtension("stderr"))
+    }
+
+    /// logs/NNN-name, numbered in start order so the logs read like a timeline.
+    private func nextLogBase(for executable: String) -> URL {
+        let number = lock.withLock {
+            logCounter += 1
+            return logCounter
+        }
+        let padded = String(repeating: "0", count: max(0, 3 - String(number).count)) + String(number)
+        return logDirectory.appendingPathComponent("\(padded)-\(URL(fileURLWithPath: executable).lastPathComponent)")
+    }
+}

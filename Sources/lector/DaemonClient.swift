@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import LectorBus
+import LectorDaemon
+
+/// The CLI's side of the bus: call `Speak`, wait for `SpeechFinished`, start the daemon if needed.
+final class DaemonClient {
+    let bus: Bus
+    private var finished: [UInt64: String] = [:]
+    private var daemonGone = false
+
+    init() throws {
+        do {
+            bus = try Bus.session()
+        } catch {
+            throw CLIError("no session bus: \(error). Run inside a desktop session or set DBUS_SESSION_BUS_ADDRESS.")
+        }
+        let rule = "type='signal',sender='\(BusNames.service)',path='\(BusNames.objectPath)',interface='\(BusNames.interface)',member='SpeechFinished'"
+        try bus.addMatch(rule) { [unowned self] message in
+            if let id = try? message.readUInt64(), let reason = try? message.readString() { self.finished[id] = reason }
+        }
+        let owner = "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(BusNames.service)'"
+        try bus.addMatch(owner) { [unowned self] message in
+            _ = try? message.readString()
+            _ = try? message.readString()
+            if (try? message.readString()) == "" { self.daemonGone = true }
+        }
+    }
+
+    func speak(_ text: String, options: (MessageWriter) throws -> Void) throws -> UInt64 {
+        do {
+            return try callSpeak(text, options)
+        } catch let error as BusCallError where error.name == "org.freedesktop.DBus.Error.ServiceUnknown" {
+            // No activation file installed: start the daemon ourselves, then try once more.
+            try startDaemon()
+            return try callSpeak(text, options)
+        }
+    }
+
+    private func callSpeak(_ text: String, _ options: (MessageWriter) throws -> Void) throws -> UInt64 {
+        do {
+            let reply = try bus.call(destination: BusNames.service, path: BusNames.objectPath,
+                                     interface: BusNames.interface, member: "Speak") { writer in
+                try writer.append(text)
+                try options(writer)
+            }
+            return try reply.readUInt64()
+        } catch let error as BusCallError where error.name.hasPrefix("io.github.lector.Error.") {
+            throw CLIError(error.message + " (\(error.name))")
+        }
+    }
+
+    func waitForFinish(of id: UInt64) throws -> String {
+        while true {
+            if let reason = finished[id] { return reason }
+            if daemonGone { throw CLIError("the Lector daemon exited before speech \(id) finished") }
+            try bus.processOrWait(timeoutMicroseconds: 1_000_000)
+        }
+    }
+
+    private func startDaemon() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        if !FileManager.default.isExecutableFile(atPath: process.executableURL!.path) {
+            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        }
+        process.arguments = ["serve"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<100 {
+            let reply = try? bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                      interface: "org.freedesktop.DBus", member: "NameHasOwner") {
+                try $0.append(BusNames.service)
+            }
+            if let reply, (try? reply.readBool()) == true { return }
+            if !process.isRunning { throw CLIError("lector serve exited with status \(process.terminationStatus)") }
+            usleep(50_000)
+        }
+        throw CLIError("the Lector daemon did not appear on the bus within 5 seconds")
+    }
+}
+
+/// A message for the person at the terminal, and exit status 1.
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

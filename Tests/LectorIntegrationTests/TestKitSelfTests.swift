@@ -1,0 +1,270 @@
+import Foundation
+import LectorTestKit
+import XCTest
+
+/// Proves the test kit measures what it claims, against real dbus-daemon, PulseAudio and espeak-ng,
+/// so integration-test failures can be blamed on the daemon rather than on the harness.
+final class TestKitSelfTests: XCTestCase {
+    /// Debian's python3 has python3-dbus; a pyenv python3 earlier on PATH may not.
+    private let systemPython = "/usr/bin/python3"
+
+    func testRecordingFindsSpeechPlayedIntoTheSink() throws {
+        let session = try TestSession()
+        defer { session.shutdown() }
+        let recording = try session.record()
+
+        let playStarted = Date()
+        let play = try session.run("sh", ["-c", "espeak-ng --stdout 'hello world' | paplay"], timeout: 10)
+        XCTAssertTrue(play.succeeded, "\(play)")
+
+        let firstSound = try XCTUnwrap(recording.waitForSound(after: playStarted, timeout: 5),
+                                       "no sound recorded\n\(session.diagnostics)")
+        XCTAssertGreaterThanOrEqual(firstSound.timeIntervalSince(playStarted), 0)
+        XCTAssertLessThan(firstSound.timeIntervalSince(playStarted), 2, "sound started implausibly late")
+        XCTAssertTrue(recording.waitForSilence(quiet: 0.3, timeout: 5), "sound never stopped")
+
+        let duration = recording.soundDuration(after: playStarted)
+        XCTAssertGreaterThan(duration, 0.3)
+        XCTAssertLessThan(duration, 3)
+        let lastSound = try XCTUnwrap(recording.lastSound(after: playStarted))
+        XCTAssertGreaterThan(lastSound.timeIntervalSince(firstSound), 0.3, "hello world lasts longer than that")
+        XCTAssertGreaterThan(recording.peakAmplitude(after: playStarted), 1000)
+        XCTAssertLessThanOrEqual(recording.startedAt, playStarted)
+    }
+
+    func testSilenceIsNotMistakenForSound() throws {
+        let session = try TestSession()
+        defer { session.shutdown() }
+        let recording = try session.record()
+
+        let start = Date()
+        let recordedBefore = recording.recordedDuration
+        Thread.sleep(forTimeInterval: 0.5)
+
+        XCTAssertGreaterThan(recording.recordedDuration - recordedBefore, 0.4, "the monitor must keep delivering samples")
+        XCTAssertNil(recording.firstSound(after: start))
+        XCTAssertNil(recording.lastSound(after: start))
+        XCTAssertEqual(recording.soundDuration(after: start), 0)
+        XCTAssertTrue(recording.waitForSilence(quiet: 0.3, timeout: 1))
+    }
+
+    func testSoundServerCanBeStoppedAndRestarted() throws {
+        let session = try TestSession(sinks: ["first_sink", "second_sink"])
+        defer { session.shutdown() }
+        XCTAssertTrue(try session.run("pactl", ["info"]).succeeded)
+
+        session.stopSoundServer()
+        let whileStopped = try session.run("pactl", ["info"], timeout: 5)
+        XCTAssertFalse(whileStopped.succeeded, "pactl still answered: \(whileStopped)")
+
+        try session.startSoundServer()
+        let sinks = try session.run("pactl", ["list", "short", "sinks"])
+        XCTAssertTrue(sinks.succeeded, "\(sinks)")
+        XCTAssertTrue(sinks.stdout.contains("first_sink") && sinks.stdout.contains("second_sink"), sinks.stdout)
+        let defaultSink = try session.run("pactl", ["get-default-sink"])
+        XCTAssertEqual(defaultSink.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "first_sink")
+
+        // Recording works against the new server, on a sink other than the default.
+        let recording = try session.record(sink: "second_sink")
+        let start = Date()
+        let beep = try session.run("sh", ["-c", "sox -n -t wav - synth 0.3 sine 440 vol 0.5 | paplay -d second_sink"],
+                                   timeout: 10)
+        XCTAssertTrue(beep.succeeded, "\(beep)")
+        XCTAssertNotNil(recording.waitForSound(after: start, timeout: 3))
+    }
+
+    func testSignalWatcherParsesSignalsFromANameOwner() throws {
+        try skipUnlessPythonDBus()
+        let session = try TestSession(startSoundServer: false)
+        defer { session.shutdown() }
+        let trigger = session.directory.appendingPathComponent("emit-now")
+        let script = try writeEmitterScript(in: session, owning: "org.example.Emitter", trigger: trigger)
+        let emitter = try session.spawn(systemPython, [script.path])
+        try session.waitForBusName("org.example.Emitter", timeout: 5)
+
+        let watcher = try session.watchSignals(from: "org.example.Emitter")
+        let triggered = Date()
+        FileManager.default.createFile(atPath: trigger.path, contents: nil)
+
+        let finished = try XCTUnwrap(watcher.wait(timeout: 5) { $0.member == "Finished" },
+                                     "no Finished signal\n\(watcher.transcript)\n\(emitter.output)")
+        XCTAssertEqual(finished.arguments, ["done", "it's, \"quoted\" (x)"])
+        XCTAssertEqual(finished.interface, "org.example.Emitter")
+        XCTAssertEqual(finished.path, "/org/example/Emitter")
+        XCTAssertGreaterThanOrEqual(finished.receivedAt, triggered)
+
+        let ranges = watcher.signals(named: "SpeakingRange")
+        XCTAssertEqual(ranges.count, 1, watcher.transcript)
+        XCTAssertEqual(ranges.first?.raw, "(uint64 1, uint32 0, uint32 5)")
+        XCTAssertEqual(ranges.first?.arguments, ["1", "0", "5"])
+        XCTAssertEqual(watcher.signals().map(\.member), ["SpeakingRange", "Finished"], "in emission order")
+        XCTAssertNil(watcher.wait(timeout: 0.2) { $0.member == "NeverSent" })
+    }
+
+    func testSignalWatcherFollowsANameThatAppearsLater() throws {
+        try skipUnlessPythonDBus()
+        let session = try TestSession(startSoundServer: false)
+        defer { session.shutdown() }
+        XCTAssertThrowsError(try session.waitForBusName("org.example.Late", timeout: 0.3))
+
+        let watcher = try session.watchSignals(from: "org.example.Late")
+        let trigger = session.directory.appendingPathComponent("emit-now")
+        let script = try writeEmitterScript(in: session, owning: "org.example.Late", trigger: trigger)
+        _ = try session.spawn(systemPython, [script.path])
+        XCTAssertTrue(watcher.waitUntilSubscribed(timeout: 5), watcher.transcript)
+        XCTAssertTrue(try session.busNameHasOwner("org.example.Late"))
+        FileManager.default.createFile(atPath: trigger.path, contents: nil)
+
+        XCTAssertNotNil(watcher.wait(timeout: 5) { $0.member == "Finished" }, watcher.transcript)
+        XCTAssertEqual(watcher.signals().count, 2, watcher.transcript)
+    }
+
+    func testRunPassesStdinIsolatesTheEnvironmentAndEnforcesTimeouts() throws {
+        // A developer's desktop must stay out of reach even when the test runner has one.
+        setenv("DISPLAY", ":99", 1)
+        setenv("WAYLAND_DISPLAY", "wayland-99", 1)
+        let session = try TestSession(startSoundServer: false)
+        unsetenv("DISPLAY")
+        unsetenv("WAYLAND_DISPLAY")
+        defer { session.shutdown() }
+        XCTAssertNil(session.environment["DISPLAY"])
+        XCTAssertNil(session.environment["WAYLAND_DISPLAY"])
+
+        let echoed = try session.run("cat", [], stdin: Data("fed through stdin".utf8))
+        XCTAssertEqual(echoed.stdout, "fed through stdin")
+        XCTAssertEqual(echoed.status, 0)
+
+        let failing = try session.run("sh", ["-c", "echo oops >&2; exit 7"])
+        XCTAssertEqual(failing.status, 7)
+        XCTAssertEqual(failing.stderr, "oops\n")
+
+        let environment = try session.run("sh", ["-c", "echo \"$DBUS_SESSION_BUS_ADDRESS|$HOME|${DISPLAY-unset}|$EXTRA\""],
+                                          extraEnvironment: ["EXTRA": "added"])
+        XCTAssertEqual(environment.stdout, "\(session.busAddress)|\(session.directory.path)/home|unset|added\n")
+
+        // Children must not inherit the test process's descriptors (pipes of recorders, sockets).
+        let descriptors = try session.run("sh", ["-c", "ls /proc/$$/fd"])
+        XCTAssertEqual(descriptors.stdout.split(separator: "\n").sorted(), ["0", "1", "2"])
+
+        let started = Date()
+        let slow = try session.run("sh", ["-c", "sleep 10 & sleep 10"], timeout: 0.3)
+        XCTAssertTrue(slow.timedOut)
+        XCTAssertFalse(slow.succeeded)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2, "the timeout must kill the whole group promptly")
+        XCTAssertEqual(session.livingProcesses().filter { pid in
+            ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").hasPrefix("sleep")
+        }, [], "the background sleep was in the same process group and must be gone")
+    }
+
+    func testMonitorLinesWithContainersAndEscapesParse() throws {
+        let line = #"/org/x: org.freedesktop.DBus.Properties.PropertiesChanged ('io.x', {'State': <'a, b'>}, @as [])"#
+        let signal = try XCTUnwrap(ObservedSignal(monitorLine: line))
+        XCTAssertEqual(signal.member, "PropertiesChanged")
+        XCTAssertEqual(signal.arguments, ["io.x", "{'State': <'a, b'>}", "[]"])
+
+        let escaped = try XCTUnwrap(ObservedSignal(monitorLine: #"/a: x.Y.Z ('tab\there', byte 0x10, objectpath '/p', true)"#))
+        XCTAssertEqual(escaped.arguments, ["tab\there", "16", "/p", "true"])
+        XCTAssertEqual(try XCTUnwrap(ObservedSignal(monitorLine: "/a: x.Y.Empty ()")).arguments, [])
+        XCTAssertNil(ObservedSignal(monitorLine: "The name x.Y is owned by :1.2"))
+    }
+
+    func testShutdownLeavesNoProcessBehind() throws {
+        try skipUnlessPythonDBus()
+        let session = try TestSession()
+        let directory = session.directory
+
+        let sleeper = try session.spawn("sleep", ["60"])
+        let pidFile = directory.appendingPathComponent("grandchild.pid")
+        let shell = try session.spawn("sh", ["-c", "sleep 60 & echo $! > '\(pidFile.path)'; wait"])
+        let script = try writeEmitterScript(in: session, owning: "org.example.Activated",
+                                            trigger: directory.appendingPathComponent("never"))
+        try session.installDBusService(name: "org.example.Activated", executable: systemPython, arguments: [script.path])
+        let activation = try session.run("gdbus", ["call", "--session", "--dest", "org.freedesktop.DBus",
+                                                   "--object-path", "/org/freedesktop/DBus",
+                                                   "--method", "org.freedesktop.DBus.StartServiceByName",
+                                                   "org.example.Activated", "0"], timeout: 10)
+        XCTAssertTrue(activation.succeeded, "\(activation)\n\(session.diagnostics)")
+        let activatedPid = try pidOwning("org.example.Activated", in: session)
+        let recording = try session.record()
+        let watcher = try session.watchSignals(from: "org.example.Activated")
+        _ = (recording, watcher)
+
+        let grandchildPid = try XCTUnwrap(waitForPidFile(pidFile))
+        let tracked = [sleeper.pid, shell.pid, grandchildPid, activatedPid]
+        let everything = session.livingProcesses()
+        XCTAssertTrue(Set(tracked).isSubset(of: everything), "\(tracked) not all in \(everything)")
+        XCTAssertGreaterThanOrEqual(everything.count, tracked.count + 4, "bus, sound server, parec, gdbus monitor")
+
+        let started = Date()
+        session.shutdown()
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "shutdown should not wait out grace periods")
+
+        let survivors = everything.filter(isRunningAccordingToProc)
+        XCTAssertEqual(survivors, [], "processes survived shutdown")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path))
+        session.shutdown()  // idempotent
+    }
+
+    // MARK: - Helpers
+
+    private func skipUnlessPythonDBus() throws {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: systemPython)
+        probe.arguments = ["-c", "import dbus"]
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { throw XCTSkip("\(systemPython) missing") }
+        probe.waitUntilExit()
+        if probe.terminationStatus != 0 { throw XCTSkip("python3-dbus not installed") }
+    }
+
+    /// A name owner that emits two signals once `trigger` exists, then idles until killed.
+    private func writeEmitterScript(in session: TestSession, owning name: String, trigger: URL) throws -> URL {
+        let script = session.directory.appendingPathComponent("\(name).py")
+        try """
+        import dbus, dbus.lowlevel, os, time
+        bus = dbus.SessionBus()
+        assert bus.request_name("\(name)") == dbus.bus.REQUEST_NAME_REPLY_PRIMARY_OWNER
+        while not os.path.exists("\(trigger.path)"):
+            time.sleep(0.01)
+        path = "/" + "\(name)".replace(".", "/")
+        message = dbus.lowlevel.SignalMessage(path, "\(name)", "SpeakingRange")
+        message.append(dbus.UInt64(1), dbus.UInt32(0), dbus.UInt32(5), signature="tuu")
+        bus.send_message(message)
+        message = dbus.lowlevel.SignalMessage(path, "\(name)", "Finished")
+        message.append("done", 'it\\'s, "quoted" (x)', signature="ss")
+        bus.send_message(message)
+        bus.flush()
+        time.sleep(60)
+        """.write(to: script, atomically: true, encoding: .utf8)
+        return script
+    }
+
+    private func pidOwning(_ name: String, in session: TestSession) throws -> Int32 {
+        let result = try session.run("gdbus", ["call", "--session", "--dest", "org.freedesktop.DBus",
+                                               "--object-path", "/org/freedesktop/DBus",
+                                               "--method", "org.freedesktop.DBus.GetConnectionUnixProcessID", name])
+        // "(uint32 1234,)"
+        let digits = result.stdout.split(whereSeparator: { !$0.isNumber }).last.map(String.init)
+        return try XCTUnwrap(digits.flatMap { Int32($0) }, "\(result)")
+    }
+
+    private func waitForPidFile(_ file: URL) -> Int32? {
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while Date() < deadline {
+            if let text = try? String(contentsOf: file, encoding: .utf8),
+               let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                return pid
+            }
+            usleep(10_000)
+        }
+        return nil
+    }
+
+    /// Independent of the kit: a pid is running if /proc has it in a state other than zombie/dead.
+    private func isRunningAccordingToProc(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        let afterName = stat.split(separator: ")").last ?? ""
+        let state = afterName.split(separator: " ").first ?? ""
+        return state != "Z" && state != "X"
+    }
+}
