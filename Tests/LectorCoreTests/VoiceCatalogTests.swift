@@ -1,0 +1,65 @@
+import LectorCore
+import XCTest
+
+/// Voices as espeak-ng 1.51 (Debian 12) lists them; enough of them to exercise matching.
+private let installed = [
+    Voice(name: "English_(Great_Britain)", identifier: "gmw/en",
+          languages: [.init(tag: "en-gb", priority: 2), .init(tag: "en", priority: 2)], gender: .male),
+    Voice(name: "English_(America)", identifier: "gmw/en-US",
+          languages: [.init(tag: "en-us", priority: 2), .init(tag: "en", priority: 3)], gender: .male),
+    Voice(name: "English_(Caribbean)", identifier: "gmw/en-029",
+          languages: [.init(tag: "en-029", priority: 5), .init(tag: "en", priority: 10)], gender: .male),
+    Voice(name: "Chinese_(Cantonese)", identifier: "sit/yue",
+          languages: [.init(tag: "yue", priority: 5), .init(tag: "zh-yue", priority: 5), .init(tag: "zh", priority: 8)], gender: .male),
+    Voice(name: "Chinese_(Mandarin,_latin_as_English)", identifier: "sit/cmn",
+          languages: [.init(tag: "cmn", priority: 5), .init(tag: "zh-cmn", priority: 5), .init(tag: "zh", priority: 5)], gender: .male),
+    Voice(name: "German", identifier: "gmw/de", languages: [.init(tag: "de", priority: 5)], gender: .male),
+]
+
+final class VoiceCatalogTests: XCTestCase {
+    let catalog = VoiceCatalog(voices: installed)
+
+    func testLanguageTagsPickTheBestVoice() throws {
+        XCTAssertEqual(try catalog.resolve(language: "en-GB", voice: nil).identifier, "gmw/en")
+        XCTAssertEqual(try catalog.resolve(language: "en-US", voice: nil).identifier, "gmw/en-US")
+        XCTAssertEqual(try catalog.resolve(language: "en_us", voice: nil).identifier, "gmw/en-US")
+        XCTAssertEqual(try catalog.resolve(language: "en", voice: nil).identifier, "gmw/en")
+        XCTAssertEqual(try catalog.resolve(language: "de-AT", voice: nil).identifier, "gmw/de", "falls back to the primary subtag")
+    }
+
+    func testChineseRegionsMapToMandarinOrCantonese() throws {
+        XCTAssertEqual(try catalog.resolve(language: "zh-CN", voice: nil).identifier, "sit/cmn")
+        XCTAssertEqual(try catalog.resolve(language: "zh-TW", voice: nil).identifier, "sit/cmn")
+        XCTAssertEqual(try catalog.resolve(language: "zh-HK", voice: nil).identifier, "sit/yue")
+        XCTAssertEqual(try catalog.resolve(language: "zh", voice: nil).identifier, "sit/cmn", "lowest priority wins")
+    }
+
+    func testVoicesByNameOrIdentifier() throws {
+        XCTAssertEqual(try catalog.resolve(language: nil, voice: "german").identifier, "gmw/de")
+        XCTAssertEqual(try catalog.resolve(language: nil, voice: "gmw/en-US").identifier, "gmw/en-US")
+        XCTAssertEqual(try catalog.resolve(language: nil, voice: "en-029").identifier, "gmw/en-029")
+        XCTAssertEqual(try catalog.resolve(language: "de", voice: "yue").identifier, "sit/yue", "a named voice wins")
+    }
+
+    func testUnknownVoiceAndLanguageHaveTheirOwnErrors() {
+        XCTAssertThrowsError(try catalog.resolve(language: nil, voice: "klingon")) {
+            XCTAssertEqual(($0 as? LectorError)?.busName, "io.github.lector.Error.UnknownVoice")
+        }
+        XCTAssertThrowsError(try catalog.resolve(language: "xx-YY", voice: nil)) {
+            XCTAssertEqual(($0 as? LectorError)?.busName, "io.github.lector.Error.UnknownLanguage")
+        }
+    }
+
+    func testDefaultIsEnglishOrFirstVoice() throws {
+        XCTAssertEqual(try catalog.resolve(language: nil, voice: nil).identifier, "gmw/en")
+        let noEnglish = VoiceCatalog(voices: [installed[5]])
+        XCTAssertEqual(try noEnglish.resolve(language: nil, voice: nil).identifier, "gmw/de")
+        XCTAssertThrowsError(try VoiceCatalog(voices: []).resolve(language: nil, voice: nil))
+    }
+
+    func testLanguageTagShape() {
+        for good in ["en", "en-GB", "zh-Hant-TW", "cmn", "es-419"] { XCTAssertTrue(LanguageTag.isWellFormed(good), good) }
+        for bad in ["", "e", "en-", "en_GB!!", "toolongtag", "en--gb", "1en"] { XCTAssertFalse(LanguageTag.isWellFormed(bad), bad) }
+        XCTAssertEqual(LanguageTag.fallbacks("zh_Hant-TW"), ["zh-hant-tw", "zh-hant", "zh"])
+    }
+}
