@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layout (one job per target):
 //   C edges       CSystemd, CPulse, CEspeakNG (system libraries), CLectorShim (what Swift cannot do in C)
-//   pure logic    LectorCore (imports no C library; unit-tested alone)
+//   pure logic    LectorCore, LectorBooks (import no C library; unit-tested alone)
 //   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
 //   the service   LectorDaemon (one context, one event loop), lector (CLI)
 //   testing       LectorTestKit (private bus + sound server + monitor recorder), lector-bench
@@ -19,6 +19,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
     ],
     targets: [
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
@@ -30,8 +31,11 @@ let package = Package(
         .target(name: "CLectorShim", dependencies: ["CSystemd", "CPulse"]),
 
         .target(name: "LectorCore"),
+        // Books: EPUB 2/3 and plain text to chapters of speakable text. Swift only (its zip
+        // reader is a Swift package), so it is tested fast and alone like LectorCore.
+        .target(name: "LectorBooks", dependencies: ["LectorCore", "ZIPFoundation"]),
 
-        .target(name: "LectorLoop", dependencies: ["CSystemd"], swiftSettings: cEdge),
+        .target(name: "LectorLoop", dependencies: ["CSystemd", "CLectorShim"], swiftSettings: cEdge),
         .target(name: "LectorBus", dependencies: ["CSystemd", "CLectorShim", "LectorLoop", "LectorCore"],
                 swiftSettings: cEdge),
         .target(name: "LectorAudio", dependencies: ["CPulse", "CLectorShim", "LectorLoop", "LectorCore"],
@@ -52,6 +56,7 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
+        .testTarget(name: "LectorBooksTests", dependencies: ["LectorBooks"]),
         .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
     ]
 )

@@ -95,6 +95,44 @@ public final class PlaybackStream {
         pa_operation_unref(pa_stream_update_timing_info(stream, nil, nil))
     }
 
+    /// Drops queued audio from `frame` on (frames still in our FIFO only; what the server has
+    /// is kept). Returns the frame where the stream now ends.
+    @discardableResult
+    public func truncate(atFrame frame: Int64) -> Int64 {
+        let keep = Int(max(0, frame - framesWritten))
+        guard keep < queuedFrames else { return endFrame }
+        var remaining = keep + fifoOffset
+        var kept: [[Int16]] = []
+        for chunk in fifo where remaining > 0 {
+            let take = min(remaining, chunk.count)
+            kept.append(take == chunk.count ? chunk : Array(chunk[..<take]))
+            remaining -= take
+        }
+        let dropped = queuedFrames - keep
+        fifo = kept
+        queuedFrames = keep
+        onConsumed?(dropped)
+        return endFrame
+    }
+
+    /// Pauses at once, keeping every buffered sample: `resume` continues at exactly that sample.
+    public func pause() {
+        if !isCorked { setCorked(true) }
+    }
+
+    public func resume() {
+        if isCorked { setCorked(false) }
+        fill()
+    }
+
+    /// Linear 0...1 (MPRIS Volume) on a cubic curve, as PulseAudio's own volume sliders map it.
+    public func setVolume(_ volume: Double, context: OpaquePointer) {
+        guard state == .ready else { return }
+        var volumes = pa_cvolume()
+        pa_cvolume_set(&volumes, 1, pa_sw_volume_from_linear(volume))
+        pa_operation_unref(pa_context_set_sink_input_volume(context, pa_stream_get_index(stream), &volumes, nil, nil))
+    }
+
     /// Corks once everything enqueued has been heard (the caller knows when that is).
     public func idle() {
         if !isCorked, queuedFrames == 0 { setCorked(true) }

@@ -47,6 +47,12 @@ public struct HearingSchedule<Event> {
         head = 0
     }
 
+    /// Drops pending events at or after `frame` (audio from there on was discarded).
+    public mutating func removeAll(fromFrame frame: Int64) {
+        entries = entries[head...].filter { $0.frame < frame }
+        head = 0
+    }
+
     private mutating func compact() {
         if head > 64, head * 2 > entries.count {
             entries.removeFirst(head)

@@ -23,6 +23,8 @@ public final class SpeechEngine: @unchecked Sendable {
     private let inbox = NSCondition()
     private var jobs: [Job] = []          // guarded by inbox
     private var thread: Thread?
+    /// The voice espeak-ng has loaded (engine thread only): loading one reads its dictionary.
+    private var loadedVoice: String?
 
     /// Starts the thread and initializes espeak-ng on it; throws if espeak-ng cannot start.
     public init(bufferedSecondsAhead: Int = 5) throws {
@@ -89,9 +91,13 @@ public final class SpeechEngine: @unchecked Sendable {
             mailbox.push(.finished(id: job.id, ok: true, totalSamples: 0))
             return
         }
-        guard espeak_SetVoiceByName(job.voice.identifier) == EE_OK else {
-            mailbox.push(.finished(id: job.id, ok: false, totalSamples: 0))
-            return
+        if loadedVoice != job.voice.identifier {
+            loadedVoice = nil
+            guard espeak_SetVoiceByName(job.voice.identifier) == EE_OK else {
+                mailbox.push(.finished(id: job.id, ok: false, totalSamples: 0))
+                return
+            }
+            loadedVoice = job.voice.identifier
         }
         espeak_SetParameter(espeakRATE, job.request.espeakRate, 0)
         espeak_SetParameter(espeakPITCH, job.request.espeakPitch, 0)

@@ -1,1 +1,2 @@
-print("bench")
+// lector-bench: see LectorBench.swift and docs/benchmarks.md.
+LectorBench.main()

@@ -15,6 +15,10 @@ final class DaemonClient {
         } catch {
             throw CLIError("no session bus: \(error). Run inside a desktop session or set DBUS_SESSION_BUS_ADDRESS.")
         }
+    }
+
+    /// Subscribes to `SpeechFinished` and the daemon's exit; call before `speak` so no signal is missed.
+    func watchFinishes() throws {
         let rule = "type='signal',sender='\(BusNames.service)',path='\(BusNames.objectPath)',interface='\(BusNames.interface)',member='SpeechFinished'"
         try bus.addMatch(rule) { [unowned self] message in
             if let id = try? message.readUInt64(), let reason = try? message.readString() { self.finished[id] = reason }

@@ -32,7 +32,7 @@ struct Say: ParsableCommand {
         do {
             spoken = try readText()
         } catch let error as LectorError {
-            throw ValidationError(error.message)
+            throw CLIError(error.message)
         }
         var options: [String: (MessageWriter) throws -> Void] = [:]
         if let language { options["language"] = { try $0.append(language) } }
@@ -44,6 +44,7 @@ struct Say: ParsableCommand {
         let signatures = ["language": "s", "voice": "s", "priority": "s", "rate": "d", "pitch": "d", "volume": "d"]
 
         let client = try DaemonClient()
+        if wait { try client.watchFinishes() }
         let id = try client.speak(spoken) { writer in
             try writer.container("a", "{sv}") {
                 for (key, append) in options.sorted(by: { $0.key < $1.key }) {

@@ -22,3 +22,17 @@ typedef struct lector_lector1_handlers {
 } lector_lector1_handlers;
 
 const sd_bus_vtable *lector_lector1_vtable(const lector_lector1_handlers *handlers);
+
+/* MPRIS 2.2 (org.mpris.MediaPlayer2, .Player, .TrackList) and Lector's own narration interface
+ * io.github.lector.Narrator1. Every entry of these vtables calls the same three handlers;
+ * Swift dispatches on sd_bus_message_get_member / the property name. */
+typedef struct lector_dispatch_handlers {
+    sd_bus_message_handler_t method;
+    sd_bus_property_get_t get;
+    sd_bus_property_set_t set;
+} lector_dispatch_handlers;
+
+const sd_bus_vtable *lector_mpris_root_vtable(const lector_dispatch_handlers *handlers);
+const sd_bus_vtable *lector_mpris_player_vtable(const lector_dispatch_handlers *handlers);
+const sd_bus_vtable *lector_mpris_tracklist_vtable(const lector_dispatch_handlers *handlers);
+const sd_bus_vtable *lector_narrator1_vtable(const lector_dispatch_handlers *handlers);

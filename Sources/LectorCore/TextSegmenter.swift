@@ -1,0 +1,91 @@
+/// Cuts a chapter into pieces the synthesizer speaks one at a time, each ending at a sentence
+/// or paragraph boundary, so narration can start at any word and stop cheaply.
+///
+/// Offsets are Unicode scalar offsets into the chapter text, like `SpeakingRange`'s.
+///
+/// ```swift
+/// let segmenter = TextSegmenter("One. Two three. Four")
+/// segmenter.segment(from: 0)     // 0..<5   "One. "
+/// segmenter.segment(from: 5)     // 5..<16  "Two three. "
+/// segmenter.wordStart(atOrBefore: 7)   // 5, the start of "Two"
+/// ```
+public struct TextSegmenter: Sendable {
+    /// A segment never runs longer than this many scalars (a long sentence is cut at a space).
+    public let maximumLength: Int
+    public let scalars: [Unicode.Scalar]
+
+    public init(_ text: String, maximumLength: Int = 600) {
+        scalars = Array(text.unicodeScalars)
+        self.maximumLength = maximumLength
+    }
+
+    public var count: Int { scalars.count }
+
+    /// The piece starting at `start`: up to and including the first sentence end (and the space
+    /// after it), a paragraph break, or `maximumLength`, whichever comes first.
+    public func segment(from start: Int) -> Range<Int> {
+        let start = max(0, min(start, count))
+        let limit = min(count, start + maximumLength)
+        var index = start
+        while index < limit {
+            let scalar = scalars[index]
+            if Self.sentenceEnds.contains(scalar) || Self.isCJKStop(scalar) {
+                var end = index + 1
+                while end < count, Self.closers.contains(scalars[end]) { end += 1 }
+                if end >= count || scalars[end].properties.isWhitespace || Self.isCJKStop(scalar) {
+                    while end < count, scalars[end].properties.isWhitespace { end += 1 }
+                    return start..<end
+                }
+            }
+            if scalar == "\n", index + 1 < count, scalars[index + 1] == "\n" {
+                var end = index + 1
+                while end < count, scalars[end].properties.isWhitespace { end += 1 }
+                return start..<end
+            }
+            index += 1
+        }
+        guard limit < count else { return start..<count }
+        // Too long: cut after the last space within the limit, or hard at the limit.
+        if let space = scalars[start..<limit].lastIndex(where: { $0.properties.isWhitespace }), space > start {
+            return start..<(space + 1)
+        }
+        return start..<limit
+    }
+
+    public func text(_ range: Range<Int>) -> String {
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars[range])
+        return String(view)
+    }
+
+    /// The start of the word containing `offset` (or the next word if `offset` is on a space),
+    /// where seeks land.
+    public func wordStart(atOrBefore offset: Int) -> Int {
+        var index = max(0, min(offset, count))
+        guard index < count else { return count }
+        if scalars[index].properties.isWhitespace {
+            while index < count, scalars[index].properties.isWhitespace { index += 1 }
+            return index
+        }
+        if Self.isCJK(scalars[index]) { return index }
+        while index > 0 {
+            let previous = scalars[index - 1]
+            if previous.properties.isWhitespace || Self.isCJK(previous) { break }
+            index -= 1
+        }
+        return index
+    }
+
+    static let sentenceEnds: Set<Unicode.Scalar> = [".", "!", "?", "…", ";"]
+    static let closers: Set<Unicode.Scalar> = ["\"", "'", ")", "]", "\u{201D}", "\u{2019}", "»"]
+
+    static func isCJKStop(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "。" || scalar == "！" || scalar == "？"
+    }
+
+    /// CJK text has no spaces: every ideograph is a word start.
+    static func isCJK(_ scalar: Unicode.Scalar) -> Bool {
+        (0x3400...0x9FFF).contains(scalar.value) || (0xF900...0xFAFF).contains(scalar.value)
+            || (0x20000...0x2FFFF).contains(scalar.value) || (0x3040...0x30FF).contains(scalar.value)
+    }
+}

@@ -1,0 +1,320 @@
+import Foundation
+import LectorTestKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Time from "ask for speech" to the first non-silent sample at the private sink's monitor, for
+/// several ways of asking, interleaved round by round on one sink, one sound server, one daemon.
+/// Everything is started through the session (never Foundation.Process, see ManagedProcess).
+final class LatencyBenchmark {
+    /// One way of making the sentence heard. `start` reads the clock itself, just before it acts,
+    /// and returns that instant with the process it started (nil for the in-process call).
+    struct Contender {
+        let key: String
+        let label: String
+        let start: () throws -> (Date, ManagedProcess?)
+    }
+
+    static let busName = "io.github.lector.Lector1"
+    static let objectPath = "/io/github/lector/Lector1"
+
+    private let session: TestSession
+    private let text: String
+    private let runs: Int
+    private let lectorPath: String
+    private let log: (String) -> Void
+    private var recording: MonitorRecording!
+    private var client: RawBusClient!
+    /// Silence this long means the previous speech is over (calibrated from the warm-up speech).
+    private var quietGap: TimeInterval = 1.0
+    private var workDirectory: URL { session.directory }
+
+    init(session: TestSession, text: String, runs: Int, lectorPath: String, log: @escaping (String) -> Void) {
+        self.session = session
+        self.text = text
+        self.runs = runs
+        self.lectorPath = lectorPath
+        self.log = log
+    }
+
+    func run() throws -> [LatencySeries] {
+        recording = try session.record()
+        log("sound server up, recording \(recording.sink).monitor")
+
+        let daemon = try session.spawn(lectorPath, ["serve"])
+        do {
+            try session.waitForBusName(Self.busName, timeout: 15)
+        } catch {
+            throw BenchError("lector serve did not take \(Self.busName): \(error)\n\(daemon.output)")
+        }
+        client = try RawBusClient(address: session.busAddress)
+
+        // Warm-up: the daemon's first speech (voice loading, stream creation) is not measured.
+        let warmStart = Date()
+        _ = try speakInProcess()
+        guard let warmSound = recording.waitForSound(after: warmStart, timeout: 15) else {
+            throw BenchError("the daemon's warm-up speech was never heard on the monitor\n\(daemon.output)")
+        }
+        _ = recording.waitForSilence(quiet: 2.0, timeout: 60)
+        calibrateQuietGap(since: warmStart)
+        log(String(format: "daemon warm-up heard after %.1f ms; silence of %.2f s ends a speech",
+                   warmSound.timeIntervalSince(warmStart) * 1000, quietGap))
+
+        var contenders = [
+            Contender(key: "lector_say_cli", label: "lector say (CLI) -> sound") { [self] in
+                let start = Date()
+                return (start, try session.spawn(lectorPath, ["say", text]))
+            },
+            Contender(key: "gdbus_call_speak", label: "gdbus call Speak (spawned) -> sound") { [self] in
+                let start = Date()
+                return (start, try session.spawn("gdbus", [
+                    "call", "--session", "--dest", Self.busName, "--object-path", Self.objectPath,
+                    "--method", "io.github.lector.Lector1.Speak", Self.gvariantString(text), "@a{sv} {}",
+                ]))
+            },
+            Contender(key: "busctl_call_speak", label: "busctl --user call Speak (spawned) -> sound") { [self] in
+                let start = Date()
+                return (start, try session.spawn("busctl", [
+                    "--user", "call", Self.busName, Self.objectPath, "io.github.lector.Lector1", "Speak",
+                    "sa{sv}", text, "0",
+                ]))
+            },
+            Contender(key: "inprocess_speak", label: "in-process D-Bus Speak -> sound") { [self] in
+                (try speakInProcess(), nil)
+            },
+        ]
+        contenders.append(try espeakContender())
+        if let floor = try playbackFloorContender() { contenders.append(floor) }
+        let speechDispatcher = try speechDispatcherContender()
+        if let speechDispatcher { contenders.append(speechDispatcher) }
+
+        // One untimed run of each client (page cache, espeak-ng data, speech-dispatcher autospawn).
+        for contender in contenders where contender.key != "inprocess_speak" {
+            _ = try measureOnce(contender, warmUp: true)
+        }
+
+        var series = contenders.map { LatencySeries(key: $0.key, label: $0.label) }
+        for round in 0..<runs {
+            // Rotate the order each round so no client always follows the same one.
+            for offset in 0..<contenders.count {
+                let index = (round + offset) % contenders.count
+                switch try measureOnce(contenders[index], warmUp: false) {
+                case .success(let milliseconds): series[index].samples.append(milliseconds)
+                case .failure(let reason):
+                    series[index].failures += 1
+                    log("round \(round + 1): \(contenders[index].label): \(reason)")
+                }
+            }
+            let summary = zip(contenders, series).map { contender, series in
+                "\(contender.key) \(series.samples.last.map { String(format: "%.1f", $0) } ?? "-")"
+            }
+            log("round \(round + 1)/\(runs): " + summary.joined(separator: ", ") + " ms")
+        }
+        if speechDispatcher == nil {
+            series.append(LatencySeries(key: "spd_say", label: "spd-say", unavailable: "spd-say: not installed"))
+        }
+        if !daemon.isRunning {
+            log("warning: lector serve exited during the benchmark:\n\(daemon.output)")
+        }
+        return series
+    }
+
+    // MARK: - One measurement
+
+    enum Outcome {
+        case success(Double)
+        case failure(String)
+    }
+
+    private func measureOnce(_ contender: Contender, warmUp: Bool) throws -> Outcome {
+        guard recording.waitForSilence(quiet: quietGap, timeout: 60) else {
+            return .failure("the sink never fell silent before the run")
+        }
+        let (start, process) = try contender.start()
+        let sound = recording.waitForSound(after: start, timeout: 15)
+        var problem: String?
+        if let process {
+            let status = process.waitForExit(timeout: 60)
+            if status == nil {
+                process.terminate(grace: 1)
+                problem = "\(process.name) did not exit within 60 s"
+            } else if status != 0 {
+                problem = "\(process.name) exited with status \(status!): \(process.output)"
+            }
+        }
+        guard let sound else {
+            return .failure((problem.map { $0 + "; " } ?? "") + "no sound within 15 s")
+        }
+        let milliseconds = sound.timeIntervalSince(start) * 1000
+        if warmUp { log(String(format: "warm-up %@: %.1f ms", contender.label, milliseconds)) }
+        if let problem { return .failure(problem) }
+        return .success(milliseconds)
+    }
+
+    /// Sends Speak on the benchmark's own bus connection; the clock is read just before the write.
+    @discardableResult
+    private func speakInProcess() throws -> Date {
+        let start = Date()
+        let serial = try client.sendSpeak(text)
+        let reply = try client.waitForReply(serial: serial)
+        guard RawBusClient.speechID(from: reply) != nil else {
+            throw BenchError("Speak failed: \(reply.errorName ?? "unexpected reply signature '\(reply.signature)'")")
+        }
+        return start
+    }
+
+    // MARK: - Other clients
+
+    /// `espeak-ng TEXT` plays through libpcaudio, which prefers PulseAudio (PULSE_SERVER is the
+    /// session's). If that is not heard on the monitor, `espeak-ng --stdout | paplay` is used instead.
+    private func espeakContender() throws -> Contender {
+        let direct = Contender(key: "espeak_ng_cli", label: "espeak-ng TEXT (CLI) -> sound") { [self] in
+            let start = Date()
+            return (start, try session.spawn("espeak-ng", [text]))
+        }
+        _ = recording.waitForSilence(quiet: quietGap, timeout: 60)
+        let start = Date()
+        let process = try direct.start().1
+        if recording.waitForSound(after: start, timeout: 10) != nil {
+            _ = process?.waitForExit(timeout: 60)
+            return direct
+        }
+        log("espeak-ng's own audio output was not heard on the monitor (\(process?.output ?? "")); "
+            + "using espeak-ng --stdout | paplay")
+        process?.terminate(grace: 1)
+        return Contender(key: "espeak_ng_stdout_paplay", label: "espeak-ng --stdout | paplay -> sound") { [self] in
+            let start = Date()
+            return (start, try session.spawn("sh", ["-c", "espeak-ng --stdout \"$1\" | paplay", "sh", text]))
+        }
+    }
+
+    /// The floor of the sound path: `paplay` of the sentence pre-rendered by espeak-ng with its leading
+    /// silence cut, so the figure is client start + PulseAudio connection + sink and monitor latency.
+    private func playbackFloorContender() throws -> Contender? {
+        let rendered = workDirectory.appendingPathComponent("bench-sentence.wav")
+        let result = try session.run("espeak-ng", ["-w", rendered.path, text], timeout: 30)
+        guard result.succeeded, let trimmed = try? WAVFile.trimLeadingSilence(of: rendered, threshold: 500) else {
+            log("could not pre-render the sentence with espeak-ng -w (\(result)); no floor row")
+            return nil
+        }
+        log(String(format: "espeak-ng renders %.0f ms of leading silence before the first sound", trimmed * 1000))
+        return Contender(key: "paplay_prerendered_floor", label: "paplay pre-rendered WAV (floor) -> sound") { [self] in
+            let start = Date()
+            return (start, try session.spawn("paplay", [rendered.path]))
+        }
+    }
+
+    /// `spd-say TEXT` if speech-dispatcher is installed; it autospawns its server on first use
+    /// (the warm-up run pays that) into this session, which cleans it up at shutdown.
+    private func speechDispatcherContender() throws -> Contender? {
+        guard Self.isOnPath("spd-say", environment: session.environment) else {
+            log("spd-say: not installed")
+            return nil
+        }
+        return Contender(key: "spd_say", label: "spd-say TEXT -> sound") { [self] in
+            let start = Date()
+            return (start, try session.spawn("spd-say", [text]))
+        }
+    }
+
+    static func isOnPath(_ name: String, environment: [String: String]) -> Bool {
+        (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/\(name)")
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Finds the longest pause inside the warm-up speech, so the "previous speech is over" silence
+    /// is longer than any pause between words of this sentence.
+    private func calibrateQuietGap(since start: Date) {
+        let file = workDirectory.appendingPathComponent("bench-calibration.wav")
+        defer { try? FileManager.default.removeItem(at: file) }
+        guard (try? recording.writeWAV(to: file)) != nil,
+              let samples = try? WAVFile.samples(of: file) else { return }
+        let skip = max(0, Int(start.timeIntervalSince(recording.startedAt) * Double(MonitorRecording.sampleRate)))
+        var longest = 0, gap = 0, seenSound = false
+        for sample in samples.dropFirst(skip) {
+            if abs(Int(sample)) > 500 {
+                if seenSound { longest = max(longest, gap) }
+                seenSound = true
+                gap = 0
+            } else {
+                gap += 1
+            }
+        }
+        let longestPause = Double(longest) / Double(MonitorRecording.sampleRate)
+        quietGap = max(0.5, longestPause + 0.3)
+    }
+
+    /// A GVariant text-format string literal, so gdbus never tries to parse the sentence as a value.
+    static func gvariantString(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Just enough RIFF/WAVE for 16-bit PCM files written by espeak-ng and MonitorRecording.
+enum WAVFile {
+    /// The samples of the first "data" chunk.
+    static func samples(of url: URL) throws -> [Int16] {
+        let (_, data) = try chunks(of: url)
+        return stride(from: 0, to: data.count - 1, by: 2).map {
+            Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8)
+        }
+    }
+
+    /// Rewrites the file without the silence before its first sample above `threshold`
+    /// (keeping 1 ms of it); returns how many seconds were cut.
+    static func trimLeadingSilence(of url: URL, threshold: Int) throws -> Double {
+        let (format, data) = try chunks(of: url)
+        guard format.count >= 16 else { throw BenchError("no fmt chunk in \(url.path)") }
+        let rate = Int(format[4]) | Int(format[5]) << 8 | Int(format[6]) << 16 | Int(format[7]) << 24
+        let blockAlign = Int(format[12]) | Int(format[13]) << 8
+        var first = 0
+        while first + 1 < data.count {
+            let sample = Int16(bitPattern: UInt16(data[first]) | UInt16(data[first + 1]) << 8)
+            if abs(Int(sample)) > threshold { break }
+            first += blockAlign
+        }
+        let keep = max(0, first - rate / 1000 * blockAlign)
+        let pcm = Array(data[keep...])
+        var file: [UInt8] = Array("RIFF".utf8)
+        func append(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { file += $0 } }
+        append(UInt32(4 + 8 + format.count + 8 + pcm.count))
+        file += Array("WAVE".utf8) + Array("fmt ".utf8)
+        append(UInt32(format.count))
+        file += format
+        file += Array("data".utf8)
+        append(UInt32(pcm.count))
+        file += pcm
+        try Data(file).write(to: url)
+        return Double(keep / blockAlign) / Double(rate)
+    }
+
+    private static func chunks(of url: URL) throws -> (format: [UInt8], data: [UInt8]) {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8) else {
+            throw BenchError("\(url.path) is not a WAV file")
+        }
+        var offset = 12
+        var format: [UInt8] = []
+        while offset + 8 <= bytes.count {
+            let id = String(decoding: bytes[offset..<(offset + 4)], as: UTF8.self)
+            var size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16
+                | Int(bytes[offset + 7]) << 24
+            let body = offset + 8
+            // espeak-ng --stdout writes 0x7fffffff-ish sizes; a data chunk runs to the end of the file.
+            if id == "data" || body + size > bytes.count { size = min(size, bytes.count - body) }
+            if id == "fmt " { format = Array(bytes[body..<(body + size)]) }
+            if id == "data" { return (format, Array(bytes[body..<(body + size)])) }
+            offset = body + size + (size & 1)
+        }
+        throw BenchError("no data chunk in \(url.path)")
+    }
+}

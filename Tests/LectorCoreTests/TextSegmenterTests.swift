@@ -1,0 +1,50 @@
+import LectorCore
+import XCTest
+
+final class TextSegmenterTests: XCTestCase {
+    func testSegmentsEndAtSentencesAndCoverTheText() {
+        let text = "It was late. \"Who's there?\" she asked!  Nobody answered\n\nA new paragraph"
+        let segmenter = TextSegmenter(text)
+        var pieces: [String] = []
+        var start = 0
+        while start < segmenter.count {
+            let range = segmenter.segment(from: start)
+            XCTAssertGreaterThan(range.count, 0)
+            pieces.append(segmenter.text(range))
+            start = range.upperBound
+        }
+        XCTAssertEqual(pieces, ["It was late. ", "\"Who's there?\" ", "she asked!  ", "Nobody answered\n\n", "A new paragraph"])
+        XCTAssertEqual(pieces.joined(), text)
+    }
+
+    func testDecimalPointsAndAbbreviationsWithoutSpaceDoNotEndASentence() {
+        let segmenter = TextSegmenter("Pay 35.20 now. Done")
+        XCTAssertEqual(segmenter.text(segmenter.segment(from: 0)), "Pay 35.20 now. ")
+    }
+
+    func testLongSentencesAreCutAtASpace() {
+        let text = String(repeating: "word ", count: 50)
+        let segmenter = TextSegmenter(text, maximumLength: 32)
+        let first = segmenter.segment(from: 0)
+        XCTAssertLessThanOrEqual(first.count, 32)
+        XCTAssertEqual(segmenter.text(first).last, " ")
+        let unbroken = TextSegmenter(String(repeating: "x", count: 100), maximumLength: 32)
+        XCTAssertEqual(unbroken.segment(from: 0), 0..<32)
+    }
+
+    func testChineseSentences() {
+        let segmenter = TextSegmenter("你好世界。今天天气很好！")
+        XCTAssertEqual(segmenter.text(segmenter.segment(from: 0)), "你好世界。")
+        XCTAssertEqual(segmenter.text(segmenter.segment(from: 5)), "今天天气很好！")
+    }
+
+    func testWordStarts() {
+        let segmenter = TextSegmenter("The quick  brown fox")
+        XCTAssertEqual(segmenter.wordStart(atOrBefore: 0), 0)
+        XCTAssertEqual(segmenter.wordStart(atOrBefore: 6), 4)
+        XCTAssertEqual(segmenter.wordStart(atOrBefore: 9), 11, "on a space: the next word")
+        XCTAssertEqual(segmenter.wordStart(atOrBefore: 19), 17)
+        XCTAssertEqual(segmenter.wordStart(atOrBefore: 99), 20)
+        XCTAssertEqual(TextSegmenter("你好世界").wordStart(atOrBefore: 2), 2)
+    }
+}
