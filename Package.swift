@@ -35,6 +35,8 @@ let package = Package(
         // reader is a Swift package), so it is tested fast and alone like LectorCore.
         .target(name: "LectorBooks", dependencies: ["LectorCore", "ZIPFoundation"]),
 
+        // Bookmarks on disk: Foundation only, written atomically off the event loop.
+        .target(name: "LectorState", dependencies: ["LectorCore"]),
         .target(name: "LectorLoop", dependencies: ["CSystemd", "CLectorShim"], swiftSettings: cEdge),
         .target(name: "LectorBus", dependencies: ["CSystemd", "CLectorShim", "LectorLoop", "LectorCore"],
                 swiftSettings: cEdge),
@@ -43,7 +45,8 @@ let package = Package(
         .target(name: "LectorSpeech", dependencies: ["CEspeakNG", "CLectorShim", "LectorCore"],
                 swiftSettings: cEdge),
         .target(name: "LectorDaemon",
-                dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore", "CSystemd"],
+                dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore",
+                               "LectorBooks", "LectorState", "CSystemd"],
                 swiftSettings: cEdge),
         .executableTarget(name: "lector",
                           dependencies: ["LectorDaemon", "LectorBus", "LectorCore",
@@ -57,6 +60,7 @@ let package = Package(
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
         .testTarget(name: "LectorBooksTests", dependencies: ["LectorBooks"]),
+        .testTarget(name: "LectorStateTests", dependencies: ["LectorState"]),
         .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
     ]
 )

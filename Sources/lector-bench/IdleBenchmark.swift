@@ -87,7 +87,7 @@ final class IdleBenchmark {
         let recorder = try session.spawn("sh", ["-c", "exec parec --device=\(Self.sink).monitor --format=s16le "
                                                 + "--rate=\(MonitorRecording.sampleRate) --channels=1 --latency-msec=5 "
                                                 + "--raw > /dev/null"])
-        _ = waitForSinkState(session, "RUNNING", timeout: 5)
+        _ = waitForSinkState(session, timeout: 5) { $0 != "SUSPENDED" }
         Thread.sleep(forTimeInterval: 0.5)
         results.recordingReference = measure(pulse, context: { [self] in
             "sink \(sinkState(session)) while parec --latency-msec=5 records its monitor"
@@ -169,12 +169,16 @@ final class IdleBenchmark {
     }
 
     private func waitForSinkState(_ session: TestSession, _ state: String, timeout: TimeInterval) -> Bool {
+        waitForSinkState(session, timeout: timeout) { $0 == state }
+    }
+
+    private func waitForSinkState(_ session: TestSession, timeout: TimeInterval, until wanted: (String) -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while Date() < deadline {
-            if sinkState(session) == state { return true }
-            Thread.sleep(forTimeInterval: 0.2)
+            if wanted(sinkState(session)) { return true }
+            Thread.sleep(forTimeInterval: 0.1)
         }
-        return sinkState(session) == state
+        return wanted(sinkState(session))
     }
 
     private func count(_ session: TestSession, _ what: String) -> String {

@@ -1,0 +1,91 @@
+import Foundation
+import LectorCore
+
+/// Bookmarks under `$XDG_STATE_HOME/lector/bookmarks/`, one JSON file per book.
+///
+/// Each save writes a temp file, fsyncs it, renames it over the old one and fsyncs the folder:
+/// a `kill -9` or power cut leaves the old bookmark or the new one, never half of one. A file
+/// that does not decode is renamed `*.corrupt-<time>` and reported, never fatal.
+///
+/// ```swift
+/// let store = BookmarkStore(directory: BookmarkStore.defaultDirectory())
+/// try store.save(Bookmark(bookIdentity: "urn:isbn:9780000000000", path: "/books/a.epub", chapter: 3, offset: 1200))
+/// let result = store.load(bookIdentity: "urn:isbn:9780000000000")   // .found(bookmark)
+/// ```
+/// Not thread-safe: give it one serial queue (the daemon's bookmark writer).
+public struct BookmarkStore: Sendable {
+    public enum LoadResult: Equatable, Sendable {
+        case found(Bookmark)
+        case none
+        /// The file was unreadable; it was moved to `setAsideAt`.
+        case corrupt(setAsideAt: String, reason: String)
+    }
+
+    public let directory: URL
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// `$XDG_STATE_HOME/lector/bookmarks`, or `~/.local/state/lector/bookmarks`.
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
+        return URL(fileURLWithPath: base).appendingPathComponent("lector/bookmarks", isDirectory: true)
+    }
+
+    /// File name for a book: a hash of its identity (identities can hold any character).
+    public func fileURL(bookIdentity: String) -> URL {
+        directory.appendingPathComponent(StableHash.hex(bookIdentity) + ".json")
+    }
+
+    public func load(bookIdentity: String) -> LoadResult {
+        let url = fileURL(bookIdentity: bookIdentity)
+        guard let data = try? Data(contentsOf: url) else { return .none }
+        do {
+            let bookmark = try Self.decoder.decode(Bookmark.self, from: data)
+            guard bookmark.bookIdentity == bookIdentity, bookmark.chapter >= 0, bookmark.offset >= 0 else {
+                throw LectorError(.failed, "it belongs to another book or holds negative positions")
+            }
+            return .found(bookmark)
+        } catch {
+            let aside = url.path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+            try? FileManager.default.moveItem(atPath: url.path, toPath: aside)
+            return .corrupt(setAsideAt: aside, reason: "\(error)")
+        }
+    }
+
+    public func save(_ bookmark: Bookmark) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = fileURL(bookIdentity: bookmark.bookIdentity)
+        let data = try Self.encoder.encode(bookmark)
+        let temp = url.path + ".tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd)
+        close(fd)
+        guard written == data.count, synced == 0, rename(temp, url.path) == 0 else {
+            unlink(temp)
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        let folder = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+}

@@ -1,0 +1,65 @@
+import Foundation
+import LectorCore
+import LectorState
+import XCTest
+
+final class BookmarkStoreTests: XCTestCase {
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-\(UUID())")
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func testSavedBookmarksLoadBackAndReplaceOlderOnes() throws {
+        let store = BookmarkStore(directory: directory)
+        XCTAssertEqual(store.load(bookIdentity: "urn:uuid:1"), .none)
+        let first = Bookmark(bookIdentity: "urn:uuid:1", path: "/a.epub", chapter: 2, offset: 300,
+                             savedAt: Date(timeIntervalSince1970: 1_700_000_000))
+        try store.save(first)
+        XCTAssertEqual(store.load(bookIdentity: "urn:uuid:1"), .found(first))
+        var second = first
+        second.offset = 900
+        try store.save(second)
+        XCTAssertEqual(store.load(bookIdentity: "urn:uuid:1"), .found(second))
+        XCTAssertEqual(store.load(bookIdentity: "urn:uuid:2"), .none, "keyed by identity")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        XCTAssertEqual(leftovers.filter { $0.hasSuffix(".tmp") }, [], "no temp file stays behind")
+    }
+
+    func testACorruptFileIsSetAsideAndReported() throws {
+        let store = BookmarkStore(directory: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = store.fileURL(bookIdentity: "book")
+        try Data("{ not json".utf8).write(to: url)
+        guard case .corrupt(let aside, _) = store.load(bookIdentity: "book") else {
+            return XCTFail("corrupt file not reported")
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: aside))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))
+        XCTAssertEqual(store.load(bookIdentity: "book"), .none, "and it is not fatal afterwards")
+        try store.save(Bookmark(bookIdentity: "book", path: "/b", chapter: 0, offset: 0))
+    }
+
+    func testABookmarkOfAnotherBookIsNotTrusted() throws {
+        let store = BookmarkStore(directory: directory)
+        try store.save(Bookmark(bookIdentity: "other", path: "/o", chapter: 1, offset: 1))
+        try FileManager.default.copyItem(at: store.fileURL(bookIdentity: "other"), to: store.fileURL(bookIdentity: "mine"))
+        guard case .corrupt = store.load(bookIdentity: "mine") else { return XCTFail("accepted another book's bookmark") }
+    }
+
+    func testDefaultDirectoryFollowsXDG() {
+        XCTAssertEqual(BookmarkStore.defaultDirectory(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]).path,
+                       "/s/lector/bookmarks")
+        XCTAssertEqual(BookmarkStore.defaultDirectory(environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"]).path,
+                       "/h/.local/state/lector/bookmarks", "relative XDG paths are ignored, as the spec says")
+    }
+
+    func testStableHashIsStable() {
+        XCTAssertEqual(StableHash.hex(""), "cbf29ce484222325")
+        XCTAssertEqual(StableHash.hex("abc"), "e71fa2190541574b")
+    }
+}
