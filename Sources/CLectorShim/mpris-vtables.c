@@ -76,7 +76,7 @@ const sd_bus_vtable *lector_mpris_tracklist_vtable(const lector_dispatch_handler
                                  SD_BUS_PARAM(SetAsCurrent), "", , h->method, ANYONE),
         SD_BUS_METHOD_WITH_NAMES("RemoveTrack", "o", SD_BUS_PARAM(TrackId), "", , h->method, ANYONE),
         SD_BUS_METHOD_WITH_NAMES("GoTo", "o", SD_BUS_PARAM(TrackId), "", , h->method, ANYONE),
-        SD_BUS_SIGNAL_WITH_NAMES("TrackListReplaced", "ao", SD_BUS_PARAM(Tracks) SD_BUS_PARAM(CurrentTrack), 0),
+        SD_BUS_SIGNAL_WITH_NAMES("TrackListReplaced", "aoo", SD_BUS_PARAM(Tracks) SD_BUS_PARAM(CurrentTrack), 0),
         SD_BUS_SIGNAL_WITH_NAMES("TrackAdded", "a{sv}o", SD_BUS_PARAM(Metadata) SD_BUS_PARAM(AfterTrack), 0),
         SD_BUS_SIGNAL_WITH_NAMES("TrackRemoved", "o", SD_BUS_PARAM(TrackId), 0),
         SD_BUS_SIGNAL_WITH_NAMES("TrackMetadataChanged", "oa{sv}", SD_BUS_PARAM(TrackId) SD_BUS_PARAM(Metadata), 0),

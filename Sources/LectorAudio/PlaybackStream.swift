@@ -177,6 +177,8 @@ public final class PlaybackStream {
         isCorked = corked
         guard state == .ready else { return }
         pa_operation_unref(pa_stream_cork(stream, corked ? 1 : 0, nil, nil))
+        // Answered after the cork: the position frozen by a pause reads right at once.
+        pa_operation_unref(pa_stream_update_timing_info(stream, nil, nil))
     }
 
     private func fill() {

@@ -63,6 +63,14 @@ public final class Bus {
         guard r >= 0 else { throw SystemError(errno: -r, "sending signal \(member)") }
     }
 
+    /// PropertiesChanged for `names` (values are fetched through the vtable's getters).
+    public func emitPropertiesChanged(path: String, interface: String, names: [String]) {
+        guard !names.isEmpty else { return }
+        var pointers: [UnsafeMutablePointer<CChar>?] = names.map { strdup($0) } + [nil]
+        defer { pointers.forEach { free($0) } }
+        _ = sd_bus_emit_properties_changed_strv(pointer, path, interface, &pointers)
+    }
+
     /// Calls a method and waits for its reply (CLI only: it blocks). D-Bus errors are thrown as `BusCallError`.
     public func call(destination: String, path: String, interface: String, member: String,
                      timeoutMicroseconds: UInt64 = 30_000_000,

@@ -20,6 +20,32 @@ public struct MessageReader {
     }
 
     public func readUInt64() throws -> UInt64 { try basic("t", UInt64(0)) }
+    public func readInt64() throws -> Int64 { try basic("x", Int64(0)) }
+    public func readDouble() throws -> Double { try basic("d", Double(0)) }
+
+    public func readObjectPath() throws -> String {
+        var value: UnsafePointer<CChar>?
+        try check(sd_bus_message_read_basic(message, CChar(UInt8(ascii: "o")), &value), "o")
+        return String(cString: value!)
+    }
+
+    /// `ao`
+    public func readObjectPaths() throws -> [String] {
+        try check(sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "o"), "ao")
+        var paths: [String] = []
+        while true {
+            var value: UnsafePointer<CChar>?
+            let r = sd_bus_message_read_basic(message, CChar(UInt8(ascii: "o")), &value)
+            try check(r, "o")
+            if r == 0 { break }
+            paths.append(String(cString: value!))
+        }
+        try check(sd_bus_message_exit_container(message), "ao")
+        return paths
+    }
+
+    public var member: String { sd_bus_message_get_member(message).map { String(cString: $0) } ?? "" }
+    public var interface: String { sd_bus_message_get_interface(message).map { String(cString: $0) } ?? "" }
     public func readUInt32() throws -> UInt32 { try basic("u", UInt32(0)) }
 
     /// `a{sv}` of options, keeping each value's type so validation can say what was wrong.
@@ -90,5 +116,66 @@ extension MessageReader {
         let r = sd_bus_message_read_basic(message, CChar(UInt8(ascii: "b")), &value)
         guard r >= 0 else { throw LectorError.invalidArgument("could not read a boolean") }
         return value != 0
+    }
+}
+
+extension MessageReader {
+    /// An `a{sv}` (or a `v` holding one) for display: strings, object paths and numbers as text,
+    /// string arrays joined with ", ". For CLIs, not for validating input.
+    public func readDisplayDictionary() throws -> [String: String] {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        if sd_bus_message_peek_type(message, &type, &contents) > 0, type == CChar(UInt8(ascii: "v")) {
+            guard sd_bus_message_enter_container(message, type, contents) >= 0 else { return [:] }
+            defer { sd_bus_message_exit_container(message) }
+            return try readDisplayDictionary()
+        }
+        guard sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "{sv}") >= 0 else {
+            throw LectorError.invalidArgument("expected a{sv}")
+        }
+        var result: [String: String] = [:]
+        while sd_bus_message_enter_container(message, CChar(UInt8(ascii: "e")), "sv") > 0 {
+            let key = try readString()
+            result[key] = try readDisplayVariant()
+            sd_bus_message_exit_container(message)
+        }
+        sd_bus_message_exit_container(message)
+        return result
+    }
+
+    /// One variant as text (see `readDisplayDictionary`).
+    public func readDisplayVariant() throws -> String {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        sd_bus_message_peek_type(message, &type, &contents)
+        let signature = contents.map { String(cString: $0) } ?? ""
+        sd_bus_message_enter_container(message, CChar(UInt8(ascii: "v")), contents)
+        defer { sd_bus_message_exit_container(message) }
+        switch signature {
+        case "s": return try readString()
+        case "o": return try readObjectPath()
+        case "x": return String(try readInt64())
+        case "t": return String(try readUInt64())
+        case "u": return String(try readUInt32())
+        case "i":
+            var value: Int32 = 0
+            sd_bus_message_read_basic(message, CChar(UInt8(ascii: "i")), &value)
+            return String(value)
+        case "d": return String(try readDouble())
+        case "b": return try readBool() ? "true" : "false"
+        case "as":
+            var items: [String] = []
+            sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "s")
+            while true {
+                var value: UnsafePointer<CChar>?
+                guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &value) > 0 else { break }
+                items.append(String(cString: value!))
+            }
+            sd_bus_message_exit_container(message)
+            return items.joined(separator: ", ")
+        default:
+            sd_bus_message_skip(message, contents)
+            return "(\(signature))"
+        }
     }
 }

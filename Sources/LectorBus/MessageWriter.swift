@@ -25,6 +25,24 @@ public struct MessageWriter {
         try check(sd_bus_message_close_container(message))
     }
 
+    /// One `{sv}` entry of an `a{sv}` being written: `entry("xesam:title", "s") { try $0.append(title) }`.
+    public func entry(_ key: String, _ signature: String, _ body: (MessageWriter) throws -> Void) throws {
+        try container("e", "sv") {
+            try append(key)
+            try container("v", signature) { try body(self) }
+        }
+    }
+
+    public func appendObjectPath(_ path: String) throws {
+        try path.withCString { try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "o")), $0)) }
+    }
+
+    public func appendStrings(_ values: [String]) throws {
+        try container("a", "s") { for value in values { try append(value) } }
+    }
+
+    public func append(_ value: Int32) throws { try basic("i", value) }
+
     private func basic<T: BitwiseCopyable>(_ type: Character, _ value: T) throws {
         var value = value
         try check(sd_bus_message_append_basic(message, CChar(type.asciiValue!), &value))

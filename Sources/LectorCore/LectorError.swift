@@ -12,6 +12,9 @@ public struct LectorError: Error, Equatable, Sendable, CustomStringConvertible {
         case noSuchSpeech = "NoSuchSpeech"
         case soundServerUnavailable = "SoundServerUnavailable"
         case failed = "Failed"
+        case notFound = "NotFound"
+        case badBook = "BadBook"
+        case noBook = "NoBook"
     }
 
     public static let namePrefix = "io.github.lector.Error."

@@ -43,6 +43,10 @@ extension LectorService {
 
     func drainSynthesis() {
         for output in engine.mailbox.drain() {
+            if narrator.owns(job: output.id) {
+                narrator.handle(output)
+                continue
+            }
             guard var speech = current, speech.job == output.id else {
                 // An abandoned job: release its audio and forget it once it has finished.
                 if case .audio(_, let samples) = output { engine.mailbox.consumed(frames: samples.count) }
@@ -120,7 +124,8 @@ extension LectorService {
             return
         }
         let ahead = max(0, next - stream.currentHeardFrame())
-        markerTimer.schedule(after: UInt64(ahead) * 1_000_000 / UInt64(stream.sampleRate) + 1_000)
+        // The estimate is only as fresh as the last timing reply: ask again at least every 200 ms.
+        markerTimer.schedule(after: min(UInt64(ahead) * 1_000_000 / UInt64(stream.sampleRate) + 1_000, Self.longestTimingGap))
     }
 
     /// Asks the server where playback is, then announces everything heard by now.
@@ -154,13 +159,45 @@ extension LectorService {
         case .ready:
             Journal.log(.info, "connected to the sound server")
             openStream()
+            openNarrationStream()
         case .unavailable(let reason):
             Journal.log(.warning, "sound server unavailable: \(reason); retrying",
                         fields: ["LECTOR_ERROR": "SoundServerUnavailable"])
             stream = nil
             cancelAll(reason: .failed)
+            narrator.pause()
+            narrator.stream = nil
         case .connecting:
             break
+        }
+    }
+
+    /// The narrator's own stream: `media.role=music`, so it is treated as the book it is.
+    private func openNarrationStream() {
+        guard let context = soundServer.context else { return }
+        var properties = Self.streamProperties
+        properties["media.role"] = "music"
+        properties["media.name"] = "Lector narration"
+        do {
+            let stream = try PlaybackStream(context: context, sampleRate: engine.sampleRate, properties: properties)
+            stream.onConsumed = { [unowned self] frames in self.engine.mailbox.consumed(frames: frames) }
+            stream.onStateChange = { [unowned self, unowned stream] state in
+                switch state {
+                case .ready:
+                    stream.setVolume(self.narrator.state.volume, context: context)
+                    self.narrator.feed()
+                case .failed:
+                    guard self.narrator.stream === stream else { return }
+                    Journal.log(.warning, "narration stream failed; opening a new one")
+                    self.narrator.pause()
+                    self.narrator.stream = nil
+                    self.openNarrationStream()
+                case .connecting: break
+                }
+            }
+            narrator.stream = stream
+        } catch {
+            Journal.log(.error, "could not open the narration stream: \(error)")
         }
     }
 

@@ -6,6 +6,8 @@ import LectorBus
 import LectorCore
 import LectorLoop
 import LectorSpeech
+import LectorState
+import Foundation
 
 /// The daemon's one context, as in systemd's hostnamed: every piece of state lives here and is
 /// touched only from the event loop thread. Bus handlers parse, act, emit, reply.
@@ -28,6 +30,21 @@ public final class LectorService {
     var nextSpeechID: UInt64 = 1
     var nextJob: UInt64 = 1
 
+    var narrator: Narrator!
+    var inbox: LoopInbox!
+    /// Bookmarks are written here, never on the loop (fsync can take long).
+    let bookmarkQueue = DispatchQueue(label: "io.github.lector.bookmarks")
+    let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
+    /// Books are parsed here, never on the loop.
+    let bookQueue = DispatchQueue(label: "io.github.lector.books")
+    /// The latest Open wins: results of older ones are dropped.
+    var openGeneration = 0
+    var bookmarkTimer: EventSource!
+    /// Seconds between bookmark saves while narrating (a kill -9 loses at most this much).
+    static let bookmarkSeconds: UInt64 = 5
+    /// Microseconds between timing queries at most while speech events are pending.
+    static let longestTimingGap: UInt64 = 200_000
+
     private var sources: [EventSource] = []
     var markerTimer: EventSource!
 
@@ -49,6 +66,15 @@ public final class LectorService {
         try bus.attach(to: loop)
 
         markerTimer = try loop.timer { [unowned self] in self.checkHeard() }
+        inbox = try LoopInbox(loop: loop)
+        narrator = try Narrator(loop: loop, engine: engine, allocateJob: { [unowned self] in
+            defer { self.nextJob += 1 }
+            return self.nextJob
+        })
+        bookmarkTimer = try loop.timer { [unowned self] in
+            self.saveBookmark()
+            if self.narrator.state.status == .playing { self.bookmarkTimer.schedule(after: Self.bookmarkSeconds * 1_000_000) }
+        }
         sources.append(try loop.watch(fd: engine.mailbox.fileDescriptor) { [unowned self] _ in
             self.drainSynthesis()
         })
@@ -61,21 +87,28 @@ public final class LectorService {
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         try bus.addObject(path: BusNames.objectPath, interface: BusNames.interface,
                           vtable: Self.vtable, userdata: userdata)
+        try registerMPRIS()
+        narrator.onBookmark = { [unowned self] in self.saveBookmark() }
+        narrator.onChapterNeeded = { [unowned self] chapter in self.loadChapterSoon(chapter) }
     }
 
     /// Takes the bus name, connects to the sound server and serves until a signal stops it.
     public func run() throws {
         soundServer.connect()
         try bus.requestName(BusNames.service)
+        try bus.requestName(MPRISNames.service)
         sd_notify(0, "READY=1\nSTATUS=Serving \(BusNames.service)")
         Journal.log(.info, "serving \(BusNames.service) with \(catalog.voices.count) voices")
         _ = try loop.run()
     }
 
-    private func shutdown(signal: Int32) {
-        Journal.log(.info, "stopping on signal \(signal)")
+    func shutdown(signal: Int32) {
+        Journal.log(.info, signal == 0 ? "quitting (MPRIS Quit)" : "stopping on signal \(signal)")
         sd_notify(0, "STOPPING=1")
+        saveBookmark()
+        bookmarkQueue.sync {}   // the last bookmark is on disk before we go
         cancelAll(reason: .cancelled)
+        narrator.stream = nil
         // While the loop still runs (libpulse needs it to disconnect), and stream before context:
         // their callbacks reach back into this object.
         stream = nil

@@ -54,6 +54,33 @@ final class DaemonClient {
         }
     }
 
+    /// `org.freedesktop.DBus.Properties.Get` on the running daemon (starting it if needed).
+    func property(_ path: String, _ interface: String, _ name: String) throws -> MessageReader {
+        try bus.call(destination: BusNames.service, path: path, interface: "org.freedesktop.DBus.Properties",
+                     member: "Get") {
+            try $0.append(interface)
+            try $0.append(name)
+        }
+    }
+
+    /// Any method of the daemon; lector's own errors become plain messages, ServiceUnknown starts it.
+    func callDaemon(path: String, interface: String, member: String,
+                    _ build: (MessageWriter) throws -> Void = { _ in }) throws -> MessageReader {
+        func attempt() throws -> MessageReader {
+            do {
+                return try bus.call(destination: BusNames.service, path: path, interface: interface, member: member, build)
+            } catch let error as BusCallError where error.name.hasPrefix("io.github.lector.Error.") {
+                throw CLIError(error.message + " (\(error.name))")
+            }
+        }
+        do {
+            return try attempt()
+        } catch let error as BusCallError where error.name == "org.freedesktop.DBus.Error.ServiceUnknown" {
+            try startDaemon()
+            return try attempt()
+        }
+    }
+
     func waitForFinish(of id: UInt64) throws -> String {
         while true {
             if let reason = finished[id] { return reason }

@@ -19,8 +19,8 @@ final class LectorFixture {
 
     /// Starts the session, recorder, daemon and watcher, in that order, so that every signal
     /// and every sound of the daemon is seen.
-    init() throws {
-        let session = try TestSession()
+    init(sinks: [String] = ["lector_test"]) throws {
+        let session = try TestSession(sinks: sinks)
         self.session = session
         recording = try session.record()
         daemon = try session.spawn(LectorBinary.path, ["serve"], extraEnvironment: ["LECTOR_LOG": "stderr"])
@@ -46,8 +46,15 @@ final class LectorFixture {
     /// (MonitorRecording.waitForSound with a future date also finds sound recorded before it.)
     func sound(after instant: Date, timeout: TimeInterval) -> Date? {
         if instant > Date() { Thread.sleep(until: instant) }
-        guard let found = recording.waitForSound(after: instant, timeout: timeout) else { return nil }
-        return found >= instant ? found : recording.firstSound(after: instant)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        var from = instant
+        // A chunk arriving just after `instant` holds samples dated just before it: skip those.
+        while let found = recording.waitForSound(after: from, timeout: max(0, deadline.timeIntervalSinceNow)) {
+            if found >= instant { return found }
+            from = found.addingTimeInterval(1 / Double(MonitorRecording.sampleRate))
+            if Date() >= deadline { break }
+        }
+        return nil
     }
 
     // MARK: - Calling the daemon

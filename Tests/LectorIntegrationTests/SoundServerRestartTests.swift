@@ -99,6 +99,101 @@ final class SoundServerRestartTests: XCTestCase {
         XCTAssertGreaterThan(again, first)
     }
 
+    /// The server stays, but the daemon's playback stream is killed (its only sink is removed,
+    /// so no other sink can take the stream over): that speech fails; once a sink is back the
+    /// daemon plays on a new stream.
+    func testAKilledPlaybackStreamFailsTheSpeechAndTheNextOneIsHeard() throws {
+        let lector = try LectorFixture()
+        defer { lector.shutdown() }
+        let sink = lector.recording.sink
+        let called = Date()
+        let id = try lector.speak(Texts.long)
+        XCTAssertNotNil(lector.recording.waitForSound(after: called, timeout: 2), "not heard\(lector.context)")
+        XCTAssertNotNil(lector.sound(after: Date().addingTimeInterval(0.8), timeout: 2), lector.context)
+
+        let modules = try lector.session.run("pactl", ["list", "short", "modules"])
+        let module = try XCTUnwrap(modules.stdout.split(separator: "\n").first { $0.contains("sink_name=\(sink) ") }
+            .flatMap { $0.split(separator: "\t").first.map(String.init) }, "\(modules)")
+        let unload = try lector.session.run("pactl", ["unload-module", module])
+        XCTAssertTrue(unload.succeeded, "\(unload)")
+
+        XCTAssertEqual(lector.finished(id, timeout: 5)?.arguments, [String(id), "failed"], lector.context)
+        XCTAssertTrue(lector.daemon.isRunning, lector.context)
+
+        let load = try lector.session.run("pactl", ["load-module", "module-null-sink", "sink_name=\(sink)",
+                                                    "rate=\(MonitorRecording.sampleRate)", "channels=1"])
+        XCTAssertTrue(load.succeeded, "\(load)")
+        XCTAssertTrue(try lector.session.run("pactl", ["set-default-sink", sink]).succeeded)
+        let recording = try lector.session.record(sink: sink)
+
+        let (id2, heard) = try speakOnce(lector, recording, "A new stream.")
+        XCTAssertNotNil(heard, "Speak \(id2) accepted but not heard after the stream was killed\(lector.context)")
+        XCTAssertEqual(lector.finished(id2, timeout: heard == nil ? 1 : 10)?.arguments.last, "done",
+                       "every id must get its SpeechFinished\(lector.context)")
+    }
+
+    /// With the server up but no sink at all (a headset unplugged on a machine with no other
+    /// output), opening a stream fails; the daemon must retry calmly, not in a tight loop.
+    func testWithoutAnySinkTheDaemonRetriesCalmly() throws {
+        let lector = try LectorFixture()
+        defer { lector.shutdown() }
+        let sink = lector.recording.sink
+        let first = try lector.speak("Before.")
+        XCTAssertEqual(lector.finished(first, timeout: 10)?.arguments.last, "done", lector.context)
+
+        let modules = try lector.session.run("pactl", ["list", "short", "modules"])
+        let module = try XCTUnwrap(modules.stdout.split(separator: "\n").first { $0.contains("sink_name=\(sink) ") }
+            .flatMap { $0.split(separator: "\t").first.map(String.init) }, "\(modules)")
+        XCTAssertTrue(try lector.session.run("pactl", ["unload-module", module]).succeeded)
+        usleep(100_000)  // the stream's failure reaches the daemon
+
+        // One second without a sink, measured: CPU time used and stream reopen attempts logged.
+        let logBefore = lector.daemon.standardError.components(separatedBy: "stream failed").count
+        let cpuBefore = try XCTUnwrap(Self.cpuSeconds(of: lector.daemon.pid))
+        Thread.sleep(forTimeInterval: 1)
+        let cpu = try XCTUnwrap(Self.cpuSeconds(of: lector.daemon.pid)) - cpuBefore
+        let attempts = lector.daemon.standardError.components(separatedBy: "stream failed").count - logBefore
+        XCTAssertLessThan(cpu, 0.2, "the daemon used \(cpu) s of CPU in 1 s without a sink (\(attempts) stream attempts)")
+        XCTAssertLessThanOrEqual(attempts, 5, "\(attempts) stream reopen attempts in 1 s without a sink")
+        lector.assertServing("without a sink")
+
+        // A sink again: speech is heard.
+        XCTAssertTrue(try lector.session.run("pactl", ["load-module", "module-null-sink", "sink_name=\(sink)",
+                                                       "rate=\(MonitorRecording.sampleRate)", "channels=1"]).succeeded)
+        XCTAssertTrue(try lector.session.run("pactl", ["set-default-sink", sink]).succeeded)
+        let recording = try lector.session.record(sink: sink)
+        let (id, heard) = try speakOnce(lector, recording, "A sink again.")
+        XCTAssertNotNil(heard, "not heard once a sink was back\(lector.context)")
+        XCTAssertEqual(lector.finished(id, timeout: heard == nil ? 1 : 10)?.arguments.last, "done", lector.context)
+    }
+
+    /// Polls Speak until accepted (5 s at most), then waits up to 3 s for it to be heard.
+    private func speakOnce(_ lector: LectorFixture, _ recording: MonitorRecording,
+                           _ text: String) throws -> (id: UInt64, heard: Date?) {
+        let deadline = Date(timeIntervalSinceNow: 5)
+        var last: ProcessResult?
+        while Date() < deadline && lector.daemon.isRunning {
+            let called = Date()
+            let result = try lector.call("Speak", [text, "{}"])
+            last = result
+            if result.succeeded, let id = LectorFixture.uint64(in: result.stdout) {
+                return (id, recording.waitForSound(after: called, timeout: 3))
+            }
+            usleep(200_000)
+        }
+        throw TestKitError.failed("Speak never accepted: \(String(describing: last))\(lector.context)")
+    }
+
+    /// utime + stime of a process, from /proc.
+    static func cpuSeconds(of pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let closing = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: closing)...].split(separator: " ")
+        // After the name: state is field 3, utime 14 and stime 15 (1-based) → indices 11 and 12.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// The brief's scenario: a restart while a long text speaks, then new speech must be heard.
     func testTheDaemonSpeaksAgainAfterARestartMidSpeech() throws {
         let lector = try LectorFixture()

@@ -1,0 +1,79 @@
+import Foundation
+
+/// An opened book whose chapters are listed but not yet read: what the daemon holds while it
+/// plays, loading each chapter's text when it is about to be spoken.
+///
+/// Opening an EPUB reads the container, the package document and the table of contents, plus
+/// only the content documents needed to place the first chapter; a chapter's documents are
+/// inflated and parsed by `loadChapter(_:)`, and the cover by `loadCover()`. So the first
+/// chapter of a thousand-page book starts playing in milliseconds:
+///
+///     let outline = try BookReader.open(url)
+///     player.setTracks(outline.chapters.map(\.title))
+///     let first = try outline.loadChapter(0)          // parse only what chapter 0 needs
+///     speak(first.text)
+///     Task.detached { _ = try? outline.loadChapter(1) }  // safe: the outline is Sendable
+///
+/// Loading the same chapter twice gives the same text; loads from several threads are
+/// serialised on the archive.
+public struct BookOutline: Sendable {
+    public let sourceURL: URL
+    /// See `Book.identity`.
+    public let identity: String
+    public let title: String
+    public let authors: [String]
+    public let language: String?
+    public let format: BookFormat
+    public let textEncoding: TextEncoding?
+    public let chapters: [ChapterEntry]
+    let source: any ChapterSource
+
+    init(sourceURL: URL, identity: String, title: String, authors: [String], language: String?,
+         format: BookFormat, textEncoding: TextEncoding?, chapters: [ChapterEntry], source: any ChapterSource) {
+        self.sourceURL = sourceURL
+        self.identity = identity
+        self.title = title
+        self.authors = authors
+        self.language = language
+        self.format = format
+        self.textEncoding = textEncoding
+        self.chapters = chapters
+        self.source = source
+    }
+
+    /// True when the book names a cover (it may still turn out to be missing from the archive).
+    public var hasCover: Bool { source.hasCover }
+
+    /// Reads and converts chapter `index`'s text. A chapter whose range holds no text (a
+    /// "Part One" entry on an empty page) speaks its title; its `sourceMap` is then empty.
+    public func loadChapter(_ index: Int) throws(BookError) -> Chapter {
+        guard chapters.indices.contains(index) else {
+            throw .noSuchChapter(file: sourceURL, index: index, count: chapters.count)
+        }
+        return try source.chapter(at: index, title: chapters[index].title)
+    }
+
+    /// The cover image's bytes, or nil when the book has none.
+    public func loadCover() throws(BookError) -> BookCover? {
+        try source.cover()
+    }
+
+    /// A content document's whole speakable text, the text `SourceSpan.documentOffset` indexes:
+    /// `path` is a `SourceSpan.documentPath`.
+    public func documentText(_ path: String) throws(BookError) -> String {
+        try source.documentText(path)
+    }
+
+    /// Everything: every chapter's text and the cover. Throws `emptyBook` when no chapter has
+    /// text of its own (every one would only speak its title).
+    public func loadBook() throws(BookError) -> Book {
+        var loaded: [Chapter] = []
+        loaded.reserveCapacity(chapters.count)
+        for entry in chapters {
+            loaded.append(try loadChapter(entry.index))
+        }
+        guard loaded.contains(where: { !$0.sourceMap.isEmpty }) else { throw .emptyBook(file: sourceURL) }
+        return Book(identity: identity, title: title, authors: authors, language: language, cover: try loadCover(),
+                    chapters: loaded, format: format, textEncoding: textEncoding, sourceURL: sourceURL)
+    }
+}

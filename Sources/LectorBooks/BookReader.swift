@@ -1,0 +1,70 @@
+import Foundation
+
+/// The entry point: opens a book file as a `BookOutline`, deciding by its first bytes whether it
+/// is an EPUB (a ZIP archive) or plain text.
+///
+/// A file named `.epub` that is not a ZIP is refused as `notAZip`; any other non-ZIP file is
+/// read as plain text (`.txt`, `.md`, no extension at all), which refuses binary data by itself.
+///
+///     let outline = try BookReader.open(URL(fileURLWithPath: "alice.txt"))
+///     outline.format                  // .plainText
+///     outline.chapters.first?.title   // "CHAPTER I. Down the Rabbit-Hole"
+public enum BookReader {
+    static let zipSignatures: [[UInt8]] = [[0x50, 0x4B, 0x03, 0x04], [0x50, 0x4B, 0x05, 0x06], [0x50, 0x4B, 0x07, 0x08]]
+
+    public static func open(_ url: URL, limits: BookLimits = .default) throws(BookError) -> BookOutline {
+        let file = url.standardizedFileURL
+        let size = try fileSize(file)
+        guard size > 0 else { throw .emptyFile(file: file) }
+        let head: [UInt8]
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            head = [UInt8](try handle.read(upToCount: 4) ?? Data())
+        } catch {
+            throw .unreadable(file: file, reason: "\(error)")
+        }
+        if zipSignatures.contains(head) {
+            return try EPUBOpener.open(file, limits: limits)
+        }
+        if file.pathExtension.lowercased() == "epub" { throw .notAZip(file: file) }
+        return try openPlainText(file, size: size, limits: limits)
+    }
+
+    private static func fileSize(_ file: URL) throws(BookError) -> UInt64 {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
+            throw .unreadable(file: file, reason: "no such file")
+        }
+        if isDirectory.boolValue { throw .isDirectory(file: file) }
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            return (attributes[.size] as? NSNumber)?.uint64Value ?? 0
+        } catch {
+            throw .unreadable(file: file, reason: "\(error)")
+        }
+    }
+
+    private static func openPlainText(_ file: URL, size: UInt64, limits: BookLimits) throws(BookError) -> BookOutline {
+        guard size <= limits.maxEntrySize else {
+            throw .tooLarge(file: file, violation: .entry(path: file.lastPathComponent, size: size,
+                                                          limit: limits.maxEntrySize))
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw .unreadable(file: file, reason: "\(error)")
+        }
+        let (text, encoding) = try PlainTextDecoder.decode(data, file: file)
+        let layout = PlainTextLayout(text: text, documentPath: file.lastPathComponent,
+                                     fallbackTitle: file.deletingPathExtension().lastPathComponent)
+        guard !layout.chapters.isEmpty else { throw .emptyBook(file: file) }
+        let source = PlainTextChapterSource(file: file, document: layout.document, ranges: layout.chapters.map(\.range))
+        return BookOutline(
+            sourceURL: file, identity: ContentHash.identity(hex: ContentHash.fnv1a64(of: data)), title: layout.title,
+            authors: [], language: nil, format: .plainText, textEncoding: encoding,
+            chapters: layout.chapters.enumerated().map { ChapterEntry(index: $0, title: $1.title, depth: 0) },
+            source: source)
+    }
+}

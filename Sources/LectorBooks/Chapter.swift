@@ -1,0 +1,41 @@
+/// One chapter's speakable text: what the narrator reads as one track.
+///
+/// `text` is plain prose for a speech engine: paragraphs separated by a blank line, whitespace
+/// collapsed, notes and page numbers left out, and a period after a heading or line that ends
+/// without punctuation so the voice pauses there, e.g.
+///
+///     I. THE BURIAL OF THE DEAD.
+///
+///     April is the cruellest month, breeding.
+///
+/// `sourceMap` says where each stretch of `text` came from, so a reader UI can highlight what is
+/// being heard.
+public struct Chapter: Sendable, Equatable {
+    /// 0-based position in the book's chapter list (the MPRIS track number minus one).
+    public var index: Int
+    public var title: String
+    public var text: String
+    /// Spans in `text` order; their ranges do not overlap. Text between spans (the blank line
+    /// that joins two documents, or a title spoken for a chapter with no text of its own) maps
+    /// to nothing.
+    public var sourceMap: [SourceSpan]
+
+    public init(index: Int, title: String, text: String, sourceMap: [SourceSpan]) {
+        self.index = index
+        self.title = title
+        self.text = text
+        self.sourceMap = sourceMap
+    }
+
+    /// The stretch of `text` a span covers, for checking or showing it.
+    ///
+    ///     chapter.text(of: chapter.sourceMap[0])  // "I. THE BURIAL OF THE DEAD."
+    public func text(of span: SourceSpan) -> String {
+        let scalars = Array(text.unicodeScalars)
+        let lower = max(0, min(span.textRange.lowerBound, scalars.count))
+        let upper = max(lower, min(span.textRange.upperBound, scalars.count))
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars[lower..<upper])
+        return String(view)
+    }
+}

@@ -1,0 +1,16 @@
+/// A chapter as the outline lists it, before its text is loaded: enough for an MPRIS track list.
+///
+///     outline.chapters.map(\.title)   // ["The Waste Land", "I. THE BURIAL OF THE DEAD", …]
+public struct ChapterEntry: Sendable, Equatable {
+    /// 0-based; the same index `BookOutline.loadChapter(_:)` takes and `Chapter.index` carries.
+    public var index: Int
+    public var title: String
+    /// Nesting in the table of contents, 0 for top level (a story inside a section is 1 or deeper).
+    public var depth: Int
+
+    public init(index: Int, title: String, depth: Int) {
+        self.index = index
+        self.title = title
+        self.depth = depth
+    }
+}

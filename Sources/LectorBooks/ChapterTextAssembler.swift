@@ -1,0 +1,65 @@
+/// Cuts a chapter out of one or more documents' speakable text and builds its source map.
+///
+/// Each piece is trimmed of the blank lines around it; pieces are joined by a blank line; every
+/// document segment the chapter covers becomes a `SourceSpan`, clipped to the chapter. A chapter
+/// whose pieces hold no text at all (a "Part One" entry pointing at an empty page) speaks its
+/// title instead, so no track is silent; its source map is then empty.
+///
+///     let chapter = ChapterTextAssembler.chapter(index: 1, title: "II. A GAME OF CHESS",
+///                                                pieces: [.init(document: doc, range: 5120..<9800)])
+enum ChapterTextAssembler {
+    struct Piece {
+        var document: DocumentText
+        var range: Range<Int>
+    }
+
+    static func chapter(index: Int, title: String, pieces: [Piece]) -> Chapter {
+        var scalars: [Unicode.Scalar] = []
+        var spans: [SourceSpan] = []
+        for piece in pieces {
+            let document = piece.document
+            let range = document.trimmed(piece.range)
+            guard !range.isEmpty else { continue }
+            if !scalars.isEmpty { scalars.append(contentsOf: ["\n", "\n"]) }
+            let base = scalars.count
+            scalars.append(contentsOf: document.scalars[range])
+            var segmentIndex = firstSegment(endingAfter: range.lowerBound, in: document.segments)
+            while segmentIndex < document.segments.count {
+                let segment = document.segments[segmentIndex]
+                guard segment.range.lowerBound < range.upperBound else { break }
+                let clipped = segment.range.clamped(to: range)
+                if !clipped.isEmpty {
+                    let lower = base + clipped.lowerBound - range.lowerBound
+                    spans.append(SourceSpan(textRange: lower..<(lower + clipped.count), documentPath: document.path,
+                                            anchor: segment.anchor, elementPath: segment.elementPath,
+                                            documentOffset: clipped.lowerBound, sourceLine: segment.line))
+                }
+                segmentIndex += 1
+            }
+        }
+        if scalars.isEmpty {
+            var builder = SpeakableTextBuilder()
+            builder.append(title, origin: { .init(elementPath: nil, line: 0) })
+            builder.finish()
+            scalars = builder.scalars
+        }
+        var text = String.UnicodeScalarView()
+        text.append(contentsOf: scalars)
+        return Chapter(index: index, title: title, text: String(text), sourceMap: spans)
+    }
+
+    /// Binary search: the first segment whose end is past `offset`.
+    private static func firstSegment(endingAfter offset: Int, in segments: [TextSegment]) -> Int {
+        var low = 0, high = segments.count
+        while low < high {
+            let middle = (low + high) / 2
+            if segments[middle].range.upperBound <= offset { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Words the pieces hold, to tell a real preface from a bare title page.
+    static func wordCount(_ pieces: [Piece]) -> Int {
+        pieces.reduce(0) { $0 + $1.document.wordCount(in: $1.range) }
+    }
+}

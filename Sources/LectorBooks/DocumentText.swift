@@ -1,0 +1,56 @@
+/// One content document turned into speakable text, with everything needed to cut chapters out
+/// of it: where each `id` lands in the text, where each block's text came from, and the headings.
+///
+/// Chapters are slices of this text, so a `SourceSpan` can always be checked against it:
+///
+///     let doc: DocumentText = …           // EPUB/wasteland-content.xhtml
+///     doc.anchors["ch2"]                  // offset of "II. A GAME OF CHESS."
+///     doc.string(in: doc.anchors["ch1"]!..<doc.anchors["ch2"]!)   // part I, heading first
+struct DocumentText: Sendable {
+    var path: String
+    var scalars: [Unicode.Scalar]
+    var segments: [TextSegment]
+    /// Element `id` (and legacy `<a name>`) → offset of the first character spoken after it.
+    var anchors: [String: Int]
+    var headings: [DocumentHeading]
+    /// The document's `<title>`, if any.
+    var title: String?
+    /// False when parsing stopped early, at an anchor (see `XHTMLTextExtractor.Options.stopAtAnchor`):
+    /// the text is then a prefix of the whole document's, identical as far as it goes.
+    var isComplete = true
+
+    var count: Int { scalars.count }
+
+    var isEmpty: Bool { scalars.isEmpty }
+
+    func string(in range: Range<Int>) -> String {
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars[range.clamped(to: 0..<scalars.count)])
+        return String(view)
+    }
+
+    /// `range` without leading and trailing whitespace (the separators between blocks).
+    func trimmed(_ range: Range<Int>) -> Range<Int> {
+        var lower = max(0, range.lowerBound), upper = min(scalars.count, range.upperBound)
+        while lower < upper, scalars[lower].properties.isWhitespace { lower += 1 }
+        while upper > lower, scalars[upper - 1].properties.isWhitespace { upper -= 1 }
+        return lower..<upper
+    }
+
+    /// Words in `range`, counted as runs of non-whitespace.
+    func wordCount(in range: Range<Int>) -> Int {
+        var words = 0
+        var inWord = false
+        for scalar in scalars[range.clamped(to: 0..<scalars.count)] {
+            let isSpace = scalar.properties.isWhitespace
+            if !isSpace && !inWord { words += 1 }
+            inWord = !isSpace
+        }
+        return words
+    }
+
+    /// The first heading starting inside `range`.
+    func firstHeading(in range: Range<Int>) -> DocumentHeading? {
+        headings.first { range.contains($0.offset) }
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+
+/// Opens an EPUB 2 or 3 into a `BookOutline`: container, package document, encryption check,
+/// table of contents and chapter plan; content documents are parsed only where the plan needs
+/// them (text before the first table-of-contents entry, and small documents that may be empty).
+///
+/// Chapters are the table-of-contents entries in reading order, nested ones included, each
+/// running from its target to the next entry's target, so entries that are anchors inside one
+/// file (The Waste Land's five parts) become separate chapters. Then:
+/// - Text before the first entry becomes a leading chapter when it has at least
+///   `leadingChapterMinimumWords` words (an epigraph, a preface), titled by its first heading or
+///   the document's `<title>`; a shorter title page is simply read at the start of chapter 1.
+/// - Entries whose text lies only in small documents (≤ `smallDocumentSize` bytes) are read now
+///   and dropped when they have no text, e.g. an NCX "Cover" entry on an image-only page.
+/// - Entries pointing at the same place are merged, titles joined by " — ".
+/// - Without a table of contents, each spine document is a chapter titled by its first heading
+///   or "Chapter N".
+/// - The navigation document is never read as a chapter, even when the spine lists it: its
+///   content is the track list itself.
+enum EPUBOpener {
+    static let leadingChapterMinimumWords = 20
+    static let smallDocumentSize: UInt64 = 4096
+
+    static func open(_ file: URL, limits: BookLimits) throws(BookError) -> BookOutline {
+        let archive = try EPUBArchive(file: file, limits: limits)
+        let packagePath = try packageDocumentPath(archive)
+        let package = try PackageDocument(root: try MarkupElement.parse(try archive.data(at: packagePath),
+                                                                        path: packagePath, file: file),
+                                          path: packagePath, file: file)
+        if archive.contains(EncryptionManifest.path) {
+            try EncryptionManifest.checkReadable(try archive.data(at: EncryptionManifest.path), package: package,
+                                                 file: file)
+        }
+
+        let navigationItem = package.manifest.first { $0.properties.contains("nav") && $0.path != nil }
+        let readingOrder = try readingOrder(package, excluding: navigationItem?.path, archive: archive)
+        guard !readingOrder.isEmpty else { throw .emptyBook(file: file) }
+        let spineIndexes = Dictionary(readingOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let entries = try tableOfContents(package, navigation: navigationItem, archive: archive)
+            .filter { spineIndexes[$0.path] != nil }
+
+        var options: [String: XHTMLTextExtractor.Options] = [:]
+        for entry in entries {
+            if let fragment = entry.fragment {
+                options[entry.path, default: .init()].targetedIDs.insert(fragment)
+            } else {
+                options[entry.path, default: .init()].wholeDocumentTargeted = true
+            }
+        }
+        let source = EPUBChapterSource(archive: archive, readingOrder: readingOrder, chapters: [],
+                                       extractionOptions: options, coverLocation: coverLocation(package),
+                                       manifest: package.manifest)
+        let bookTitle = package.title ?? file.deletingPathExtension().lastPathComponent
+
+        var chapters: [PlannedChapter]
+        if entries.isEmpty {
+            chapters = try chaptersPerDocument(source)
+        } else {
+            chapters = mergedEntries(entries, spineIndexes: spineIndexes)
+            chapters = try withLeadingText(chapters, source: source, bookTitle: bookTitle)
+        }
+        chapters = try droppingEmptySmallChapters(chapters, source: source)
+        guard !chapters.isEmpty else { throw .emptyBook(file: file) }
+        if entries.isEmpty {
+            for index in chapters.indices where chapters[index].title.isEmpty {
+                chapters[index].title = "Chapter \(index + 1)"
+            }
+        }
+
+        let identity: String
+        if let identifier = package.identifier {
+            identity = identifier
+        } else {
+            do {
+                identity = ContentHash.identity(hex: try ContentHash.fnv1a64(ofFile: file))
+            } catch {
+                throw .unreadable(file: file, reason: "\(error)")
+            }
+        }
+        return BookOutline(
+            sourceURL: file, identity: identity, title: bookTitle, authors: package.authors,
+            language: package.language, format: package.isEPUB3 ? .epub3 : .epub2, textEncoding: nil,
+            chapters: chapters.enumerated().map { ChapterEntry(index: $0, title: $1.title, depth: $1.depth) },
+            source: source.replanned(chapters))
+    }
+
+    private static func packageDocumentPath(_ archive: EPUBArchive) throws(BookError) -> String {
+        let containerPath = "META-INF/container.xml"
+        guard archive.contains(containerPath) else { throw .missingContainer(file: archive.file) }
+        let container = try MarkupElement.parse(try archive.data(at: containerPath), path: containerPath,
+                                                file: archive.file)
+        let rootfiles = container.descendants("rootfile")
+        let rootfile = rootfiles.first { $0.attribute("media-type") == "application/oebps-package+xml" }
+            ?? rootfiles.first
+        guard let fullPath = rootfile?.attribute("full-path"), !fullPath.isEmpty else {
+            throw .missingPackageDocument(file: archive.file, path: "")
+        }
+        guard case .inside(let path, _) = ArchivePath.resolve(fullPath, from: "") else {
+            throw .pathEscapesArchive(file: archive.file, path: fullPath)
+        }
+        guard archive.contains(path) else { throw .missingPackageDocument(file: archive.file, path: path) }
+        return path
+    }
+
+    /// Linear spine documents that hold XHTML, in order, each once, without the navigation document.
+    private static func readingOrder(_ package: PackageDocument, excluding navigationPath: String?,
+                                     archive: EPUBArchive) throws(BookError) -> [String] {
+        var order: [String] = []
+        for itemref in package.spine where itemref.isLinear {
+            guard let item = package.item(id: itemref.idref), let path = item.path,
+                  path != navigationPath, !order.contains(path) else { continue }
+            let looksLikeXHTML = item.isXHTML || [".xhtml", ".html", ".htm"].contains { path.lowercased().hasSuffix($0) }
+            guard looksLikeXHTML else { continue }
+            guard archive.contains(path) else { throw .missingResource(file: archive.file, path: path) }
+            order.append(path)
+        }
+        return order
+    }
+
+    /// The EPUB 3 navigation document's toc, else the NCX's navMap; empty when neither has entries.
+    private static func tableOfContents(_ package: PackageDocument, navigation: ManifestItem?,
+                                        archive: EPUBArchive) throws(BookError) -> [TOCEntry] {
+        if let path = navigation?.path, archive.contains(path) {
+            let root = try MarkupElement.parse(try archive.data(at: path), path: path, file: archive.file)
+            let entries = try TableOfContentsParser.navigationEntries(root, path: path, file: archive.file)
+            if !entries.isEmpty { return entries }
+        }
+        let ncx = package.spineTOCID.flatMap { package.item(id: $0) } ?? package.manifest.first(where: \.isNCX)
+        if let path = ncx?.path, archive.contains(path) {
+            let root = try MarkupElement.parse(try archive.data(at: path), path: path, file: archive.file)
+            return try TableOfContentsParser.ncxEntries(root, path: path, file: archive.file)
+        }
+        return []
+    }
+
+    private static func coverLocation(_ package: PackageDocument) -> CoverLocation? {
+        if let item = package.manifest.first(where: { $0.properties.contains("cover-image") }), let path = item.path {
+            return .image(path: path, mediaType: item.mediaType)
+        }
+        if let content = package.coverMetaContent {
+            var item = package.item(id: content)
+            if item == nil, case .inside(let path, _) = ArchivePath.resolve(content, from: package.path) {
+                item = package.item(path: path)
+            }
+            if let item, let path = item.path {
+                if item.isImage { return .image(path: path, mediaType: item.mediaType) }
+                if item.isXHTML { return .page(path: path) }
+            }
+        }
+        if let path = package.guideCoverPath {
+            if let item = package.item(path: path), item.isImage { return .image(path: path, mediaType: item.mediaType) }
+            return .page(path: path)
+        }
+        return nil
+    }
+
+    /// Table-of-contents entries in spine order (entries in one document keep their own order),
+    /// entries with the same target merged.
+    private static func mergedEntries(_ entries: [TOCEntry], spineIndexes: [String: Int]) -> [PlannedChapter] {
+        let ordered = entries.enumerated().sorted { lhs, rhs in
+            let left = spineIndexes[lhs.element.path] ?? 0, right = spineIndexes[rhs.element.path] ?? 0
+            return left != right ? left < right : lhs.offset < rhs.offset
+        }.map(\.element)
+        var chapters: [PlannedChapter] = []
+        for entry in ordered {
+            let start = ChapterStart(spineIndex: spineIndexes[entry.path] ?? 0, fragment: entry.fragment)
+            if let existing = chapters.firstIndex(where: { $0.start == start }) {
+                if !entry.title.isEmpty {
+                    let joined = chapters[existing].title.isEmpty ? entry.title : chapters[existing].title + " — " + entry.title
+                    chapters[existing].title = joined
+                }
+                continue
+            }
+            chapters.append(PlannedChapter(title: entry.title, depth: entry.depth, start: start))
+        }
+        for index in chapters.indices where chapters[index].title.isEmpty {
+            chapters[index].title = "Chapter \(index + 1)"
+        }
+        return chapters
+    }
+
+    /// Gives text before the first entry its own chapter when it is substantial, and otherwise
+    /// lets chapter 1 start at the very beginning so nothing is lost.
+    private static func withLeadingText(_ chapters: [PlannedChapter], source: EPUBChapterSource,
+                                        bookTitle: String) throws(BookError) -> [PlannedChapter] {
+        guard let first = chapters.first, first.start != .beginning else { return chapters }
+        let leading: [ChapterTextAssembler.Piece]
+        if first.start.spineIndex == 0, let anchor = first.start.fragment {
+            let document = try source.document(at: 0, through: anchor)
+            leading = [.init(document: document, range: 0..<(document.anchors[anchor] ?? 0))]
+        } else {
+            leading = try source.pieces(from: .beginning, before: first.start)
+        }
+        var result = chapters
+        if ChapterTextAssembler.wordCount(leading) >= leadingChapterMinimumWords {
+            let title = leading.lazy.compactMap { $0.document.firstHeading(in: $0.range)?.text }.first
+                ?? leading.lazy.compactMap(\.document.title).first
+                ?? bookTitle
+            result.insert(PlannedChapter(title: title, depth: 0, start: .beginning), at: 0)
+        } else {
+            result[0].start = .beginning
+        }
+        return result
+    }
+
+    /// One chapter per document, titled by its first heading (an empty title is numbered later).
+    private static func chaptersPerDocument(_ source: EPUBChapterSource) throws(BookError) -> [PlannedChapter] {
+        var chapters: [PlannedChapter] = []
+        for spineIndex in source.readingOrder.indices {
+            let path = source.readingOrder[spineIndex]
+            let heading: String?
+            if let size = source.archive.declaredSize(of: path), size <= smallDocumentSize {
+                heading = try source.document(at: spineIndex, through: nil).headings.first?.text
+            } else {
+                heading = try source.firstHeading(at: spineIndex)
+            }
+            chapters.append(PlannedChapter(title: heading ?? "", depth: 0,
+                                           start: ChapterStart(spineIndex: spineIndex, fragment: nil)))
+        }
+        return chapters
+    }
+
+    /// Drops chapters that lie wholly in small documents and turn out to have no text.
+    private static func droppingEmptySmallChapters(_ chapters: [PlannedChapter],
+                                                   source: EPUBChapterSource) throws(BookError) -> [PlannedChapter] {
+        let planned = source.replanned(chapters)
+        var kept: [PlannedChapter] = []
+        for (index, chapter) in chapters.enumerated() {
+            let lastSpine = index + 1 < chapters.count ? chapters[index + 1].start.spineIndex
+                                                        : source.readingOrder.count - 1
+            let touched = chapter.start.spineIndex...max(chapter.start.spineIndex, lastSpine)
+            let allSmall = touched.allSatisfy { spineIndex in
+                (source.archive.declaredSize(of: source.readingOrder[spineIndex]) ?? .max) <= smallDocumentSize
+            }
+            if allSmall, ChapterTextAssembler.wordCount(try planned.pieces(ofChapter: index)) == 0 { continue }
+            kept.append(chapter)
+        }
+        return kept
+    }
+}

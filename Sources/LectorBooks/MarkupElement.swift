@@ -1,0 +1,97 @@
+import Foundation
+
+/// A small read-only XML element tree for the documents that describe a book rather than hold
+/// its text: `container.xml`, the OPF, the NCX, the navigation document, `encryption.xml`.
+///
+/// Names are matched by local name, so `dc:title`, `opf:package` and `ncx:navPoint` are found as
+/// `title`, `package` and `navPoint`:
+///
+///     let package = try MarkupElement.parse(opfData, path: "EPUB/package.opf", file: url)
+///     package.firstChild("metadata")?.children("title").map(\.textContent)  // ["Children's Literature", …]
+struct MarkupElement: Sendable {
+    var qualifiedName: String
+    var attributes: [String: String]
+    var content: [MarkupContent]
+    /// Line of the start tag, for messages.
+    var line: Int
+
+    var name: String { Self.localName(qualifiedName) }
+
+    static func localName(_ qualified: String) -> String {
+        guard let colon = qualified.lastIndex(of: ":") else { return qualified }
+        return String(qualified[qualified.index(after: colon)...])
+    }
+
+    static func parse(_ data: Data, path: String, file: URL) throws(BookError) -> MarkupElement {
+        let builder = MarkupTreeBuilder()
+        try XMLDocumentParsing.parse(data, path: path, file: file, delegate: builder)
+        guard let root = builder.root else {
+            throw .brokenXML(file: file, path: path, line: 1, reason: "the document is empty")
+        }
+        return root
+    }
+
+    /// The attribute by exact qualified name, else by local name (`role` finds `opf:role`).
+    func attribute(_ name: String) -> String? {
+        if let value = attributes[name] { return value }
+        return attributes.first { Self.localName($0.key) == name && $0.key.contains(":") && !$0.key.hasPrefix("xmlns") }?.value
+    }
+
+    /// Whitespace-separated tokens of `epub:type` and of `role` (with the DPUB-ARIA `doc-` prefix
+    /// dropped), e.g. `["toc"]` or `["noteref"]`.
+    var semanticTypes: [String] {
+        Self.semanticTypes(attributes)
+    }
+
+    static func semanticTypes(_ attributes: [String: String]) -> [String] {
+        var tokens: [String] = []
+        for (key, value) in attributes {
+            let isEpubType = key == "epub:type" || (key.hasSuffix(":type") && !key.hasPrefix("xmlns"))
+            if isEpubType {
+                tokens += value.split(whereSeparator: \.isWhitespace).map { String($0).lowercased() }
+            } else if key == "role" {
+                tokens += value.split(whereSeparator: \.isWhitespace).map {
+                    let token = String($0).lowercased()
+                    return token.hasPrefix("doc-") ? String(token.dropFirst(4)) : token
+                }
+            }
+        }
+        return tokens
+    }
+
+    var elements: [MarkupElement] {
+        content.compactMap { if case .element(let element) = $0 { return element } else { return nil } }
+    }
+
+    func children(_ name: String) -> [MarkupElement] { elements.filter { $0.name == name } }
+
+    func firstChild(_ name: String) -> MarkupElement? { elements.first { $0.name == name } }
+
+    /// Depth-first, document order, including self.
+    func descendants(_ name: String) -> [MarkupElement] {
+        var found: [MarkupElement] = []
+        collect(name, into: &found)
+        return found
+    }
+
+    private func collect(_ name: String, into found: inout [MarkupElement]) {
+        if self.name == name { found.append(self) }
+        for element in elements { element.collect(name, into: &found) }
+    }
+
+    /// All text inside, in order, whitespace collapsed and trimmed.
+    var textContent: String {
+        var raw = ""
+        appendText(to: &raw)
+        return raw.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+
+    private func appendText(to raw: inout String) {
+        for item in content {
+            switch item {
+            case .text(let text): raw += text
+            case .element(let element): element.appendText(to: &raw)
+            }
+        }
+    }
+}

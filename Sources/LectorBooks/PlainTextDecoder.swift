@@ -1,0 +1,92 @@
+import Foundation
+
+/// Decodes a plain-text book's bytes, telling what encoding they were in.
+///
+/// - A byte order mark decides: UTF-8 (EF BB BF), UTF-16 (FF FE / FE FF); UTF-32 marks are
+///   refused.
+/// - Without one: NUL bytes mean binary data or BOM-less UTF-16/32 and are refused; valid UTF-8
+///   is UTF-8; anything else is decoded as Windows-1252, a superset of ISO-8859-1's printable
+///   characters that also covers the curly quotes Windows editors write, unless too many bytes
+///   decode to control characters, which means binary data.
+///
+///     try PlainTextDecoder.decode(Data([0x63, 0x61, 0x66, 0xE9]), file: url)  // ("café", .isoLatin1)
+enum PlainTextDecoder {
+    /// Windows-1252's characters for 0x80...0x9F; nil where it defines none.
+    static let windows1252High: [UInt32?] = [
+        0x20AC, nil, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, nil,
+        0x017D, nil, nil, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A,
+        0x0153, nil, 0x017E, 0x0178,
+    ]
+
+    static func decode(_ data: Data, file: URL) throws(BookError) -> (text: String, encoding: TextEncoding) {
+        let bytes = [UInt8](data)
+        if bytes.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
+            throw .unsupportedEncoding(file: file, detected: "UTF-32 little-endian")
+        }
+        if bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
+            throw .unsupportedEncoding(file: file, detected: "UTF-32 big-endian")
+        }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            guard let text = String(data: Data(bytes.dropFirst(3)), encoding: .utf8) else {
+                throw .unsupportedEncoding(file: file, detected: "UTF-8 byte order mark followed by invalid UTF-8")
+            }
+            return (text, .utf8WithByteOrderMark)
+        }
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            let littleEndian = bytes[0] == 0xFF
+            guard let text = utf16(bytes.dropFirst(2), littleEndian: littleEndian) else {
+                throw .unsupportedEncoding(file: file, detected: "UTF-16 with invalid data")
+            }
+            return (text, littleEndian ? .utf16LittleEndian : .utf16BigEndian)
+        }
+        if bytes.contains(0) {
+            throw .unsupportedEncoding(file: file, detected: nulDescription(bytes))
+        }
+        if let text = String(data: data, encoding: .utf8) {
+            return (text, .utf8)
+        }
+        return try singleByte(bytes, file: file)
+    }
+
+    private static func utf16(_ bytes: ArraySlice<UInt8>, littleEndian: Bool) -> String? {
+        guard bytes.count % 2 == 0 else { return nil }
+        return String(data: Data(bytes), encoding: littleEndian ? .utf16LittleEndian : .utf16BigEndian)
+    }
+
+    /// NULs on every other byte look like UTF-16 without its byte order mark.
+    private static func nulDescription(_ bytes: [UInt8]) -> String {
+        let sample = bytes.prefix(4096)
+        let evenNULs = stride(from: 0, to: sample.count, by: 2).filter { sample[$0] == 0 }.count
+        let oddNULs = stride(from: 1, to: sample.count, by: 2).filter { sample[$0] == 0 }.count
+        let pairs = max(1, sample.count / 2)
+        if oddNULs * 10 >= pairs * 9, evenNULs * 10 < pairs { return "UTF-16 little-endian without a byte order mark" }
+        if evenNULs * 10 >= pairs * 9, oddNULs * 10 < pairs { return "UTF-16 big-endian without a byte order mark" }
+        return "binary data (it contains NUL bytes)"
+    }
+
+    private static func singleByte(_ bytes: [UInt8], file: URL) throws(BookError) -> (String, TextEncoding) {
+        var scalars = String.UnicodeScalarView()
+        var controls = 0
+        var usesHighRange = false
+        for byte in bytes {
+            let value: UInt32
+            if (0x80...0x9F).contains(byte) {
+                usesHighRange = true
+                guard let mapped = windows1252High[Int(byte - 0x80)] else {
+                    controls += 1
+                    continue
+                }
+                value = mapped
+            } else {
+                value = UInt32(byte)
+                if byte < 0x20, byte != 0x09, byte != 0x0A, byte != 0x0C, byte != 0x0D { controls += 1 }
+                if byte == 0x7F { controls += 1 }
+            }
+            scalars.append(Unicode.Scalar(value)!)
+        }
+        if controls * 100 > bytes.count {
+            throw .unsupportedEncoding(file: file, detected: "binary data (too many control characters)")
+        }
+        return (String(scalars), usesHighRange ? .windows1252 : .isoLatin1)
+    }
+}

@@ -1,0 +1,12 @@
+/// One entry of a book's table of contents (EPUB 3 nav `<li><a>` or NCX `<navPoint>`), flattened
+/// depth-first so nested entries follow their parent.
+///
+///     <li><a href="s04.xhtml#pgepubid00503">190 A FOUR-LEAVED CLOVER</a><ol>…   in EPUB/nav.xhtml
+///     // TOCEntry(title: "190 A FOUR-LEAVED CLOVER", path: "EPUB/s04.xhtml", fragment: "pgepubid00503", depth: 2)
+struct TOCEntry: Sendable, Equatable {
+    var title: String
+    var path: String
+    var fragment: String?
+    /// 0 for top-level entries.
+    var depth: Int
+}

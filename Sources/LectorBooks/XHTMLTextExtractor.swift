@@ -1,0 +1,293 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Turns one XHTML content document into `DocumentText`: the words a listener should hear, in
+/// order, with block boundaries, anchors and headings.
+///
+/// What is read and what is not:
+/// - Block elements (`p`, `div`, `h1`…`h6`, `li`, `blockquote`, `tr`, `section`, `dt`/`dd`,
+///   `figcaption`, each line of a `pre`, …) end a paragraph; `br` and table cells end a line.
+/// - Never read: `head`, `script`, `style`, `nav` (the track list is the table of contents),
+///   `svg`, `math`, ruby annotations (`rt`, `rp`), media fallbacks, `hidden` and
+///   `aria-hidden="true"` elements, page-break markers (`epub:type="pagebreak"`, class
+///   `pagenum`) and verse line numbers (class `lnum`, `linenum`, `line-number`), image `alt` text.
+/// - Note references are not read mid-sentence: `epub:type="noteref"` / `role="doc-noteref"`
+///   links, a `<sup>` holding only a number or symbol or a link into a note, and a link whose
+///   text is only such a marker (`<a href="#fn3">[3]</a>`).
+/// - Notes themselves (`footnote`, `endnote`, `rearnote`, `note`, `annotation`, and their
+///   collections `footnotes`, `endnotes`, `rearnotes`) are skipped, except where the table of
+///   contents points at them: a "Notes" chapter is read. That is the case when the collection
+///   (or a note) carries a targeted `id`, or the whole document is targeted and the collection
+///   starts before any text.
+///
+///     let text = try XHTMLTextExtractor.extract(data, path: "EPUB/c1.xhtml", file: url, options: .init())
+///     text.string(in: 0..<text.count)   // "Chapter One.\n\nIt was a dark and stormy night."
+final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
+    struct Options: Sendable {
+        /// Fragment ids the table of contents points at in this document.
+        var targetedIDs: Set<String> = []
+        /// The table of contents points at this document without a fragment.
+        var wholeDocumentTargeted = false
+        /// Stop at the end of the first heading (or after a few thousand characters): enough to
+        /// title a chapter without reading the whole document.
+        var stopAfterFirstHeading = false
+        /// Stop where the element with this id starts: enough to cut the chapters before it out
+        /// of a long single-file book without parsing the rest.
+        var stopAtAnchor: String?
+    }
+
+    static func extract(_ data: Data, path: String, file: URL, options: Options) throws(BookError) -> DocumentText {
+        let extractor = XHTMLTextExtractor(path: path, options: options)
+        try XMLDocumentParsing.parse(data, path: path, file: file, delegate: extractor,
+                                     stoppedOnPurpose: { extractor.stoppedOnPurpose })
+        extractor.builder.finish(pause: !extractor.stoppedOnPurpose)
+        let title = extractor.titleText.map(Self.collapsed).flatMap { $0.isEmpty ? nil : $0 }
+        return DocumentText(path: path, scalars: extractor.builder.scalars, segments: extractor.builder.segments,
+                            anchors: extractor.builder.anchors, headings: extractor.headings, title: title,
+                            isComplete: !extractor.stoppedOnPurpose)
+    }
+
+    static let paragraphBlocks: Set<String> = [
+        "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details", "dialog",
+        "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5",
+        "h6", "header", "hgroup", "hr", "legend", "li", "main", "ol", "p", "pre", "section", "summary", "table",
+        "tbody", "tfoot", "thead", "tr", "ul",
+    ]
+    static let lineBlocks: Set<String> = ["br", "td", "th"]
+    static let skippedElements: Set<String> = [
+        "head", "script", "style", "template", "nav", "svg", "math", "rt", "rp", "audio", "video", "object",
+        "iframe", "canvas", "noscript", "button", "select", "textarea",
+    ]
+    static let headingElements: Set<String> = ["h1", "h2", "h3", "h4", "h5", "h6"]
+    static let skippedTypes: Set<String> = ["noteref", "pagebreak"]
+    static let noteTypes: Set<String> = ["footnote", "endnote", "rearnote", "note", "annotation"]
+    static let noteCollectionTypes: Set<String> = ["footnotes", "endnotes", "rearnotes"]
+    static let skippedClasses: Set<String> = ["pagenum", "page-number", "pagenumber", "lnum", "linenum", "line-number"]
+
+    private struct Frame {
+        var name: String
+        var pathComponent: String
+        var childCounts: [String: Int] = [:]
+        var isBlock = false
+        var skips = false
+        var allowsNotes = false
+        var startsCapture = false
+        var isHeading = false
+        var isPre = false
+        var collectsTitle = false
+    }
+
+    /// Text held back inside a `<sup>` or a fragment link until its end shows whether it is a
+    /// note marker.
+    private struct Capture {
+        var text = ""
+        var isSuperscript: Bool
+        var linksIntoDocument = false
+    }
+
+    private let path: String
+    private let options: Options
+    private var builder = SpeakableTextBuilder()
+    private var frames: [Frame] = [Frame(name: "", pathComponent: "")]
+    private var skipDepth = 0
+    private var notesAllowedDepth = 0
+    private var capture: Capture?
+    private var headingStart: Int?
+    private var headings: [DocumentHeading] = []
+    private var titleText: String?
+    private var preDepth = 0
+    private var stoppedOnPurpose = false
+    private(set) var errorLog = XMLErrorLog()
+    private weak var parser: XMLParser?
+
+    private init(path: String, options: Options) {
+        self.path = path
+        self.options = options
+    }
+
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                qualifiedName: String?, attributes: [String: String]) {
+        self.parser = parser
+        let name = MarkupElement.localName(elementName).lowercased()
+        let siblingIndex = (frames[frames.count - 1].childCounts[name] ?? 0) + 1
+        frames[frames.count - 1].childCounts[name] = siblingIndex
+        var frame = Frame(name: name, pathComponent: siblingIndex == 1 && frames.count == 1
+                          ? name : "\(name)[\(siblingIndex)]")
+        if let id = attributes["id"] ?? attributes["xml:id"] ?? (name == "a" ? attributes["name"] : nil) {
+            builder.markAnchor(id)
+            if id == options.stopAtAnchor {
+                stop(parser)
+                return
+            }
+        }
+        if name == "title", titleText == nil, frames.contains(where: { $0.name == "head" }) {
+            frame.collectsTitle = true
+            titleText = ""
+        }
+        if skipDepth > 0 || shouldSkip(name, attributes, frame: &frame) {
+            frame.skips = true
+            skipDepth += 1
+            frames.append(frame)
+            return
+        }
+        let linksIntoDocument = name == "a" && attributes["href"]?.contains("#") == true
+        if capture != nil {
+            if Self.paragraphBlocks.contains(name) || Self.lineBlocks.contains(name) {
+                releaseCapture()
+            } else if linksIntoDocument {
+                capture?.linksIntoDocument = true
+            }
+        }
+        if capture != nil {
+            // Inline content of a possible note marker: decided when the marker ends.
+        } else if name == "sup" {
+            frame.startsCapture = true
+            capture = Capture(isSuperscript: true)
+        } else if linksIntoDocument {
+            frame.startsCapture = true
+            capture = Capture(isSuperscript: false, linksIntoDocument: true)
+        } else if Self.paragraphBlocks.contains(name) {
+            frame.isBlock = true
+            builder.endBlock(.paragraph)
+        } else if Self.lineBlocks.contains(name) {
+            frame.isBlock = true
+            builder.endBlock(.line)
+        }
+        if frame.isBlock, Self.headingElements.contains(name), headingStart == nil {
+            frame.isHeading = true
+            headingStart = builder.scalars.count
+        }
+        if name == "pre" {
+            frame.isPre = true
+            preDepth += 1
+        }
+        frames.append(frame)
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+                qualifiedName: String?) {
+        guard frames.count > 1 else { return }
+        let frame = frames.removeLast()
+        if frame.allowsNotes { notesAllowedDepth -= 1 }
+        if frame.skips {
+            skipDepth -= 1
+            return
+        }
+        if frame.startsCapture, let finished = capture {
+            capture = nil
+            let isMarker = Self.isNoteMarker(finished.text, superscript: finished.isSuperscript)
+                || (finished.isSuperscript && finished.linksIntoDocument)
+            if !isMarker { emit(finished.text) }
+        }
+        if frame.isPre { preDepth -= 1 }
+        if frame.isHeading, let start = headingStart {
+            var spoken = String.UnicodeScalarView()
+            spoken.append(contentsOf: builder.scalars[start...])
+            let text = Self.collapsed(String(spoken))
+            if !text.isEmpty { headings.append(DocumentHeading(offset: headingOffset(from: start), text: text)) }
+            headingStart = nil
+            if options.stopAfterFirstHeading, !text.isEmpty { stop(parser) }
+        }
+        if frame.isBlock {
+            builder.endBlock(Self.lineBlocks.contains(frame.name) ? .line : .paragraph)
+        }
+        if options.stopAfterFirstHeading, builder.scalars.count > 4000 { stop(parser) }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if frames[frames.count - 1].collectsTitle {
+            titleText = (titleText ?? "") + string
+            return
+        }
+        guard skipDepth == 0 else { return }
+        emit(string)
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        if !stoppedOnPurpose { errorLog.record(parseError, line: parser.lineNumber) }
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        self.parser(parser, foundCharacters: String(decoding: CDATABlock, as: UTF8.self))
+    }
+
+    private func emit(_ text: String) {
+        if capture != nil {
+            capture?.text += text
+            return
+        }
+        guard preDepth > 0, text.contains("\n") else {
+            builder.append(text, origin: origin)
+            return
+        }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, line) in lines.enumerated() {
+            if index > 0 { builder.endBlock(.line) }
+            builder.append(String(line), origin: origin)
+        }
+    }
+
+    /// A block inside a `<sup>` or link means it is no note marker: speak what was held back.
+    private func releaseCapture() {
+        guard let held = capture else { return }
+        capture = nil
+        emit(held.text)
+        for index in frames.indices { frames[index].startsCapture = false }
+    }
+
+    private func origin() -> SpeakableTextBuilder.Origin {
+        let blockIndex = frames.lastIndex { $0.isBlock } ?? 0
+        let path = "/" + frames[1...max(1, blockIndex)].map(\.pathComponent).joined(separator: "/")
+        return .init(elementPath: frames.count > 1 ? path : nil, line: parser?.lineNumber ?? 1)
+    }
+
+    private func headingOffset(from start: Int) -> Int {
+        var offset = start
+        while offset < builder.scalars.count, builder.scalars[offset].properties.isWhitespace { offset += 1 }
+        return offset
+    }
+
+    private func stop(_ parser: XMLParser) {
+        stoppedOnPurpose = true
+        parser.abortParsing()
+    }
+
+    private func shouldSkip(_ name: String, _ attributes: [String: String], frame: inout Frame) -> Bool {
+        if Self.skippedElements.contains(name) { return true }
+        if attributes["hidden"] != nil || attributes["aria-hidden"]?.lowercased() == "true" { return true }
+        if let classes = attributes["class"]?.lowercased().split(whereSeparator: \.isWhitespace),
+           classes.contains(where: { Self.skippedClasses.contains(String($0)) }) { return true }
+        let types = MarkupElement.semanticTypes(attributes)
+        if types.contains(where: Self.skippedTypes.contains) { return true }
+        let isCollection = types.contains(where: Self.noteCollectionTypes.contains)
+        let isNote = types.contains(where: Self.noteTypes.contains)
+        guard isCollection || isNote else { return false }
+        let targeted = (attributes["id"]).map(options.targetedIDs.contains) ?? false
+        let wholeDocument = isCollection && options.wholeDocumentTargeted && !builder.hasText
+        if notesAllowedDepth > 0 || targeted || wholeDocument {
+            frame.allowsNotes = true
+            notesAllowedDepth += 1
+            return false
+        }
+        return true
+    }
+
+    /// "12", "*", "†", "[3]", "(iv)", "a": what a note reference looks like. Longer text, or a
+    /// word, is a real link or superscript ("1st", "Chapter 2") and is read.
+    static func isNoteMarker(_ text: String, superscript: Bool) -> Bool {
+        let core = text.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines
+            .union(CharacterSet(charactersIn: "[](){}")))
+        guard !core.isEmpty, core.count <= 6 else { return false }
+        if core.contains(where: \.isNumber), core.allSatisfy({ $0.isNumber || ",-–".contains($0) }) { return true }
+        if core.allSatisfy({ "*†‡§¶#‖※".contains($0) }) { return true }
+        if core.count == 1, let letter = core.first, letter.isLowercase { return true }
+        if superscript, core.count <= 4, core.allSatisfy({ "ivx".contains($0) }) { return true }
+        return false
+    }
+
+    static func collapsed(_ text: String) -> String {
+        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
+}

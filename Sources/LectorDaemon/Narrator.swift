@@ -1,0 +1,379 @@
+import LectorAudio
+import LectorCore
+import LectorLoop
+import LectorSpeech
+
+/// Reads the open book aloud: chapter text → sentence segments → the speech engine → its own
+/// playback stream (`media.role=music`), with Position kept on that stream's clock.
+///
+/// Owned by the event loop thread. Synthesis runs at most ~10 s ahead of the listener; pausing
+/// corks the stream (resume continues at that sample) and stops synthesis at the next word not
+/// yet sent to the server, so the speech thread is free for announcements meanwhile.
+final class Narrator {
+    /// A word of the current run, on the stream timeline.
+    struct Word {
+        var offset: Int
+        var length: Int
+        var frame: Int64
+    }
+
+    enum Event {
+        case word(Word)
+        case chapterEnd
+    }
+
+    /// The segment being synthesized.
+    struct Synthesis {
+        let job: UInt64
+        let range: Range<Int>
+        var baseFrame: Int64?
+        var trimmed = 0
+        var trimming: Bool
+        var words: [Word] = []
+        var earlyWords: [WordBoundary] = []
+    }
+
+    /// Synthesis stays at most this far ahead of what is heard.
+    static let aheadSeconds: Int64 = 10
+    /// Microseconds between timing queries at most while words are pending.
+    static let longestTimingGap: UInt64 = 200_000
+
+    let engine: SpeechEngine
+    let allocateJob: () -> UInt64
+    /// Called after every change of `state` with the state before it.
+    var onStateChange: ((PlayerState) -> Void)?
+    var onSeeked: ((Int64) -> Void)?
+    var onSpeakingRange: ((String, Int, Int) -> Void)?
+    var onChapterNeeded: ((Int) -> Void)?
+    var onBookmark: (() -> Void)?
+
+    private(set) var book: OpenBook?
+    private(set) var state = PlayerState()
+    var voice: Voice?
+    var stream: PlaybackStream? {
+        didSet { if stream == nil { synthesis = nil; schedule = .init(); upcoming = [] } }
+    }
+
+    private var schedule = HearingSchedule<Event>()
+    private var upcoming: [Word] = []
+    private var synthesis: Synthesis?
+    private(set) var clock = ChapterClock(scalarCount: 0)
+    private var segmenter = TextSegmenter("")
+    /// Where synthesis continues in the chapter.
+    private var nextOffset = 0
+    /// Stream frame at which the current run's audio starts.
+    private var runBaseFrame: Int64 = 0
+    /// The last word heard: what a bookmark records.
+    private(set) var heardOffset = 0
+    private var chapterEndScheduled = false
+    /// Speaking speed learned from this book, carried from chapter to chapter.
+    private var learnedSpeed = 15.0
+    private var learning = (scalars: 0, seconds: 0.0)
+    /// A jump waiting for its chapter's text.
+    private var pendingJump: (chapter: Int, offset: Int, time: Int64?)?
+    private var heardTimer: EventSource!
+
+    init(loop: EventLoop, engine: SpeechEngine, allocateJob: @escaping () -> UInt64) throws {
+        self.engine = engine
+        self.allocateJob = allocateJob
+        heardTimer = try loop.timer { [unowned self] in self.checkHeard() }
+    }
+
+    var trackID: String { book?.trackID(state.chapter) ?? noTrackID }
+
+    func owns(job: UInt64) -> Bool { synthesis?.job == job }
+
+    // MARK: - state changes, always through here
+
+    func update(_ change: (inout PlayerState) -> Void) {
+        let before = state
+        change(&state)
+        if before != state { onStateChange?(before) }
+    }
+
+    // MARK: - opening
+
+    /// Replaces the book; starts at `chapter`/`offset` (a bookmark) and plays if asked.
+    func open(_ book: OpenBook, chapter: Int, offset: Int, play: Bool) {
+        discardAudio()
+        self.book = book
+        learnedSpeed = 15
+        update { $0.open(chapterCount: book.chapterCount, chapter: chapter) }
+        jump(toChapter: chapter, offset: offset, announceSeek: offset > 0)
+        if play { self.play() }
+    }
+
+    /// The background parser delivered a chapter's text.
+    func chapterLoaded(_ index: Int, text: String) {
+        book?.chapterTexts[index] = text
+        if let pending = pendingJump, pending.chapter == index {
+            pendingJump = nil
+            jump(toChapter: index, offset: pending.offset, time: pending.time, announceSeek: pending.offset > 0)
+        }
+    }
+
+    // MARK: - position
+
+    /// MPRIS Position: the stream clock since the run began, in normal-rate microseconds.
+    var position: Int64 {
+        guard book != nil, state.status != .stopped || heardOffset > 0 else { return 0 }
+        guard let stream else { return clock.runStartTime }
+        let heard = stream.currentHeardFrame()
+        let seconds = Double(max(0, heard - runBaseFrame)) / Double(stream.sampleRate)
+        return clock.position(audioSeconds: seconds, rate: state.rate)
+    }
+
+    /// Moves to `chapter` at the word containing `offset`. Keeps the playback status.
+    func jump(toChapter chapter: Int, offset: Int, time: Int64? = nil, announceSeek: Bool) {
+        guard let book, book.chapterTitles.indices.contains(chapter) else { return }
+        discardAudio()
+        let changedChapter = chapter != state.chapter
+        guard let text = book.chapterTexts[chapter] else {
+            pendingJump = (chapter, offset, time)
+            update { $0.chapter = chapter; if changedChapter { $0.metadataRevision += 1 } }
+            onChapterNeeded?(chapter)
+            return
+        }
+        if changedChapter || segmenter.count != text.unicodeScalars.count || clock.scalarCount == 0 {
+            segmenter = TextSegmenter(text)
+        }
+        clock = ChapterClock(scalarCount: segmenter.count, scalarsPerSecond: learnedSpeed)
+        let start = segmenter.wordStart(atOrBefore: offset)
+        clock.startRun(atOffset: start, time: time.map { min($0, clock.length) })
+        nextOffset = start
+        heardOffset = start
+        runBaseFrame = stream?.endFrame ?? 0
+        chapterEndScheduled = false
+        update {
+            $0.chapter = chapter
+            if changedChapter { $0.metadataRevision += 1 }
+            $0.pastRestartThreshold = Double(clock.runStartTime) / 1e6 > PlayerState.restartThresholdSeconds
+        }
+        if announceSeek { onSeeked?(clock.runStartTime) }
+        feed()
+    }
+
+    // MARK: - transport
+
+    func play() {
+        guard book != nil else { return }
+        if state.status == .stopped, heardOffset >= segmenter.count, state.chapterAfterEnd == nil {
+            // Finished book: Play starts it over.
+            update { $0.status = .playing }
+            return jump(toChapter: 0, offset: 0, announceSeek: false)
+        }
+        update { $0.status = .playing }
+        stream?.resume()
+        feed()
+        rescheduleHeard()
+    }
+
+    func pause() {
+        guard state.status == .playing else { return }
+        stream?.pause()
+        cutAtNextWord()
+        update { $0.status = .paused }
+        heardTimer.cancel()
+        onBookmark?()
+    }
+
+    /// MPRIS Stop: silence, and Play starts the chapter over (the bookmark keeps the word).
+    func stop() {
+        guard state.status != .stopped else { return }
+        onBookmark?()
+        discardAudio()
+        update { $0.status = .stopped }
+        let chapter = state.chapter
+        jump(toChapter: chapter, offset: 0, announceSeek: false)
+    }
+
+    /// Rate change at the next word not yet sent to the server: no gap, no repeat.
+    func setRate(_ rate: Double) {
+        guard rate != state.rate else { return }
+        if let stream, state.status == .playing, let cut = cutAtNextWord() {
+            let seconds = Double(max(0, cut.frame - runBaseFrame)) / Double(stream.sampleRate)
+            let time = clock.position(audioSeconds: seconds, rate: state.rate)
+            clock.startRun(atOffset: cut.offset, time: time)
+            runBaseFrame = cut.frame
+        } else if state.status != .playing {
+            clock.startRun(atOffset: nextOffset, time: position)
+            runBaseFrame = stream?.endFrame ?? 0
+        }
+        update { $0.rate = rate }
+        feed()
+    }
+
+    // MARK: - synthesis
+
+    /// Asks the engine for the next segment when nothing is being synthesized and the
+    /// listener is less than `aheadSeconds` behind.
+    func feed() {
+        guard state.status == .playing, synthesis == nil, pendingJump == nil, let stream, stream.state == .ready,
+              let voice else { return }
+        let heard = stream.currentHeardFrame()
+        guard stream.endFrame - heard < Self.aheadSeconds * Int64(stream.sampleRate) else { return }
+        while nextOffset < segmenter.count {
+            let range = segmenter.segment(from: nextOffset)
+            guard var request = try? SpeechRequest(text: segmenter.text(range)) else {
+                nextOffset = range.upperBound     // only spaces
+                continue
+            }
+            request.rate = state.rate
+            let job = allocateJob()
+            synthesis = Synthesis(job: job, range: range, trimming: nextOffset == clock.runStartOffset)
+            engine.synthesize(id: job, request: request, voice: voice)
+            return
+        }
+        if !chapterEndScheduled {
+            chapterEndScheduled = true
+            schedule.add(.chapterEnd, at: stream.endFrame)
+            rescheduleHeard()
+        }
+    }
+
+    func handle(_ output: SynthesisOutput) {
+        guard var current = synthesis, current.job == output.id, let stream else { return }
+        switch output {
+        case .audio(_, let samples):
+            var kept = samples[...]
+            if current.trimming {
+                let drop = samples.withUnsafeBufferPointer { LeadingSilence.droppable($0) }
+                current.trimmed += drop
+                kept = samples[drop...]
+                engine.mailbox.consumed(frames: drop)
+                if kept.isEmpty { break }
+                current.trimming = false
+            }
+            if current.baseFrame == nil {
+                current.baseFrame = stream.endFrame
+                for word in current.earlyWords { place(word, in: &current) }
+                current.earlyWords = []
+            }
+            stream.enqueue(Array(kept))
+        case .word(_, let word):
+            if current.baseFrame == nil { current.earlyWords.append(word) } else { place(word, in: &current) }
+        case .finished(let job, _, let totalSamples):
+            engine.mailbox.forget(job)
+            learn(scalars: current.range.count, samples: totalSamples - current.trimmed, sampleRate: stream.sampleRate)
+            nextOffset = current.range.upperBound
+            synthesis = nil
+            feed()
+            rescheduleHeard()
+            return
+        }
+        synthesis = current
+        rescheduleHeard()
+    }
+
+    private func place(_ boundary: WordBoundary, in synthesis: inout Synthesis) {
+        guard let base = synthesis.baseFrame else { return }
+        let word = Word(offset: synthesis.range.lowerBound + Int(boundary.start), length: Int(boundary.length),
+                        frame: base + Int64(max(0, boundary.sample - synthesis.trimmed)))
+        synthesis.words.append(word)
+        upcoming.append(word)
+        schedule.add(.word(word), at: word.frame)
+    }
+
+    private func learn(scalars: Int, samples: Int, sampleRate: Int) {
+        learning.scalars += scalars
+        learning.seconds += Double(max(0, samples)) / Double(sampleRate)
+        guard learning.scalars >= 400 else { return }
+        let before = clock.length
+        clock.learn(scalars: learning.scalars, audioSeconds: learning.seconds, rate: state.rate)
+        learnedSpeed = clock.scalarsPerSecond
+        learning = (0, 0)
+        // Metadata carries the length: refresh it when the estimate moved by more than 2%.
+        if before > 0, abs(Double(clock.length - before)) / Double(before) > 0.02 {
+            update { $0.metadataRevision += 1 }
+        }
+    }
+
+    /// Stops synthesis and drops queued audio from the first word the server does not have yet,
+    /// so synthesis can continue from that word later. Returns that word, if there is one.
+    @discardableResult
+    private func cutAtNextWord() -> Word? {
+        guard let stream else { return nil }
+        if let current = synthesis {
+            engine.cancel(id: current.job)
+            synthesis = nil
+            if current.baseFrame == nil || current.words.isEmpty {
+                nextOffset = current.range.lowerBound
+                stream.truncate(atFrame: current.baseFrame ?? stream.endFrame)
+            }
+        }
+        chapterEndScheduled = false
+        guard let cut = upcoming.first(where: { $0.frame >= stream.framesWritten }) else {
+            schedule.removeAll(fromFrame: stream.endFrame)
+            schedule.removeAll { if case .chapterEnd = $0 { return true } else { return false } }
+            if let last = upcoming.last, last.offset + last.length > nextOffset { nextOffset = last.offset + last.length }
+            return nil
+        }
+        stream.truncate(atFrame: cut.frame)
+        schedule.removeAll(fromFrame: cut.frame)
+        upcoming.removeAll { $0.frame >= cut.frame }
+        nextOffset = cut.offset
+        return cut
+    }
+
+    /// Drops everything queued and buffered: before a jump.
+    private func discardAudio() {
+        if let current = synthesis { engine.cancel(id: current.job) }
+        synthesis = nil
+        stream?.stop()
+        if state.status == .playing { stream?.resume() }
+        schedule = .init()
+        upcoming = []
+        pendingJump = nil
+        chapterEndScheduled = false
+        heardTimer.cancel()
+    }
+
+    /// The last chapter was heard to its end (or Seek went past it): stop there.
+    func endOfBook() {
+        discardAudio()
+        heardOffset = segmenter.count
+        update { $0.status = .stopped }
+        onBookmark?()
+    }
+
+    // MARK: - hearing
+
+    private func rescheduleHeard() {
+        guard state.status == .playing, let next = schedule.nextFrame, let stream else {
+            heardTimer.cancel()
+            return
+        }
+        let ahead = max(0, next - stream.currentHeardFrame())
+        // The estimate is only as fresh as the last timing reply: ask again at least every 200 ms.
+        heardTimer.schedule(after: min(UInt64(ahead) * 1_000_000 / UInt64(stream.sampleRate) + 1_000, Self.longestTimingGap))
+    }
+
+    private func checkHeard() {
+        stream?.heardFrame { [weak self] heard in
+            guard let self else { return }
+            for event in self.schedule.due(heard: heard) { self.announce(event) }
+            self.feed()
+            self.rescheduleHeard()
+        }
+    }
+
+    private func announce(_ event: Event) {
+        switch event {
+        case .word(let word):
+            upcoming.removeAll { $0.frame <= word.frame }
+            heardOffset = word.offset
+            onSpeakingRange?(trackID, word.offset, word.length)
+            if !state.pastRestartThreshold, Double(position) / 1e6 > PlayerState.restartThresholdSeconds {
+                update { $0.pastRestartThreshold = true }
+            }
+        case .chapterEnd:
+            heardOffset = segmenter.count
+            if let next = state.chapterAfterEnd {
+                jump(toChapter: next, offset: 0, announceSeek: next == state.chapter)
+                onBookmark?()
+            } else {
+                endOfBook()
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import LectorBus
+
+/// `lector status`: what is being read, where, and (with --follow) as it goes.
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the book, chapter and position being read.",
+        discussion: """
+            With --follow: a live progress bar on a terminal, one line per change otherwise.
+            Example: lector status --follow
+            """)
+
+    @Flag(help: "Keep watching until interrupted.") var follow = false
+
+    func run() throws {
+        let client = try DaemonClient()
+        var last = ""
+        let terminal = isatty(STDOUT_FILENO) != 0
+        while true {
+            let snapshot = try Snapshot(client)
+            if !follow {
+                print(snapshot.lines)
+                return
+            }
+            if terminal {
+                print("\r\u{1B}[2K" + snapshot.progressLine, terminator: "")
+                fflush(stdout)
+            } else if snapshot.identity != last {
+                print(snapshot.plainLine)
+                fflush(stdout)
+                last = snapshot.identity
+            }
+            usleep(terminal ? 250_000 : 500_000)
+        }
+    }
+
+    /// One reading of the player's properties.
+    struct Snapshot {
+        var status: String
+        var metadata: [String: String]
+        var position: Int64
+
+        init(_ client: DaemonClient) throws {
+            let player = "org.mpris.MediaPlayer2.Player"
+            status = try client.property("/org/mpris/MediaPlayer2", player, "PlaybackStatus").readDisplayVariant()
+            metadata = try client.property("/org/mpris/MediaPlayer2", player, "Metadata").readDisplayDictionary()
+            position = Int64(try client.property("/org/mpris/MediaPlayer2", player, "Position").readDisplayVariant()) ?? 0
+        }
+
+        var length: Int64 { Int64(metadata["mpris:length"] ?? "") ?? 0 }
+        var hasBook: Bool { metadata["xesam:album"] != nil }
+
+        var lines: String {
+            guard hasBook else { return "No book is open. Start one with: lector read FILE" }
+            return """
+                Book:     \(metadata["xesam:album"] ?? "")
+                Author:   \(metadata["xesam:artist"] ?? "")
+                Chapter:  \(metadata["xesam:trackNumber"] ?? "?") \(metadata["xesam:title"] ?? "")
+                Position: \(Self.clock(position)) of \(Self.clock(length)) (\(status))
+                """
+        }
+
+        /// Changes only when something a reader cares about changes (not every second).
+        var identity: String { "\(status)|\(metadata["mpris:trackid"] ?? "")|\(position / 10_000_000)" }
+
+        var plainLine: String {
+            guard hasBook else { return "stopped: no book" }
+            return "\(status.lowercased()) chapter \(metadata["xesam:trackNumber"] ?? "?") \"\(metadata["xesam:title"] ?? "")\" \(Self.clock(position))/\(Self.clock(length))"
+        }
+
+        var progressLine: String {
+            guard hasBook else { return "No book is open" }
+            let width = 30
+            let filled = length > 0 ? Int(Double(width) * min(1, Double(position) / Double(length))) : 0
+            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+            let symbol = status == "Playing" ? "▶" : status == "Paused" ? "⏸" : "■"
+            return "\(symbol) \(metadata["xesam:trackNumber"] ?? "?"). \(metadata["xesam:title"] ?? "") \(bar) \(Self.clock(position))/\(Self.clock(length))"
+        }
+
+        static func clock(_ microseconds: Int64) -> String {
+            let seconds = max(0, microseconds / 1_000_000)
+            return seconds >= 3600
+                ? String(format: "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
+                : String(format: "%d:%02d", seconds / 60, seconds % 60)
+        }
+    }
+}

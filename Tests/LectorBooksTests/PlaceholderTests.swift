@@ -1,2 +1,0 @@
-import XCTest
-final class BooksPlaceholderTests: XCTestCase { func testNothing() {} }

@@ -1,0 +1,79 @@
+import XCTest
+import LectorBooks
+
+/// The W3C sample `wasteland.epub`: the whole poem in one XHTML file, its five parts and the
+/// notes reached through nav anchors (`#ch1` … `#ch5`, `#rearnotes`), a JPEG cover, and note
+/// references (`<a epub:type="noteref">*</a>`) after many lines.
+final class WastelandTests: XCTestCase {
+    static let url = URL(fileURLWithPath: "/work/shared/fixtures/wasteland.epub")
+
+    static let parts: [(title: String, firstLine: String)] = [
+        ("I. THE BURIAL OF THE DEAD", "April is the cruellest month, breeding"),
+        ("II. A GAME OF CHESS", "The Chair she sat in, like a burnished throne,"),
+        ("III. THE FIRE SERMON", "The river's tent is broken: the last fingers of leaf"),
+        ("IV. DEATH BY WATER", "Phlebas the Phoenician, a fortnight dead,"),
+        ("V. WHAT THE THUNDER SAID", "After the torchlight red on sweaty faces"),
+    ]
+
+    func testCoverIsTheJPEG() throws {
+        let cover = try XCTUnwrap(BookReader.open(Self.url).loadCover())
+        XCTAssertEqual(cover.mediaType, "image/jpeg")
+        XCTAssertEqual(cover.fileExtension, "jpg")
+        XCTAssertEqual(Array(cover.data.prefix(3)), [0xFF, 0xD8, 0xFF])
+    }
+
+    func testMetadata() throws {
+        let outline = try BookReader.open(Self.url)
+        XCTAssertEqual(outline.title, "The Waste Land")
+        XCTAssertEqual(outline.authors, ["T.S. Eliot"])
+        XCTAssertEqual(outline.language, "en-US")
+        XCTAssertEqual(outline.identity, "code.google.com.epub-samples.wasteland-basic")
+    }
+
+    /// The title page with its epigraph and dedication comes before the first nav anchor and is
+    /// long enough to be a chapter of its own; then the five parts; then the notes.
+    func testChaptersAreThePartsSplitByAnchorsInOneFile() throws {
+        let outline = try BookReader.open(Self.url)
+        XCTAssertEqual(outline.chapters.map(\.title),
+                       ["The Waste Land"] + Self.parts.map(\.title) + ["NOTES ON \"THE WASTE LAND\""])
+    }
+
+    func testEachPartStartsWithItsFirstLineAndStopsBeforeTheNextPart() throws {
+        let book = try Book.load(Self.url)
+        for (offset, part) in Self.parts.enumerated() {
+            let chapter = book.chapters[offset + 1]
+            XCTAssertTrue(chapter.text.hasPrefix(part.title + ".\n\n" + part.firstLine),
+                          "\(part.title) starts with: \(chapter.text.prefix(80))")
+            if offset + 1 < Self.parts.count {
+                let next = Self.parts[offset + 1]
+                XCTAssertFalse(chapter.text.contains(next.firstLine), "\(part.title) leaks into \(next.title)")
+                XCTAssertFalse(chapter.text.contains(next.title))
+            }
+        }
+        XCTAssertTrue(book.chapters[5].text.hasSuffix("Shantih shantih shantih."))
+    }
+
+    func testTitlePageChapterHoldsTheEpigraphAndDedication() throws {
+        let chapter = try BookReader.open(Self.url).loadChapter(0)
+        XCTAssertTrue(chapter.text.hasPrefix("The Waste Land.\n\nT.S. Eliot.\n\n\"Nam Sibyllam quidem Cumis"))
+        XCTAssertTrue(chapter.text.hasSuffix("For Ezra Pound: il miglior fabbro."))
+        XCTAssertFalse(chapter.text.contains("April"))
+    }
+
+    func testNoteMarkersAndLineNumbersAreNotReadInThePoem() throws {
+        let book = try Book.load(Self.url)
+        let poem = book.chapters[1...5].map(\.text).joined(separator: "\n")
+        XCTAssertFalse(poem.contains("*"), "noteref markers")
+        XCTAssertTrue(poem.contains("Out of this stony rubbish? Son of man,\n"))
+        XCTAssertTrue(poem.contains("And went on in sunlight, into the Hofgarten,\n"), "the lnum 10 is not read")
+        XCTAssertFalse(poem.contains("Cf. Ezekiel"), "the notes are not read inside the poem")
+    }
+
+    /// The notes section is skipped inside the poem but is what the last nav entry points at,
+    /// so it is read there.
+    func testTheNotesChapterReadsTheNotes() throws {
+        let notes = try BookReader.open(Self.url).loadChapter(6)
+        XCTAssertTrue(notes.text.hasPrefix("NOTES ON \"THE WASTE LAND\".\n\nNot only the title"))
+        XCTAssertTrue(notes.text.contains("Line 20. Cf. Ezekiel 2:1."))
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import FoundationXML
+import LectorTestKit
+import XCTest
+
+/// The live interface is the documented one: dbus/io.github.lector.Lector1.xml.
+final class IntrospectionTests: XCTestCase {
+    private static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    func testLiveIntrospectionMatchesTheDocumentedInterface() throws {
+        let lector = try LectorFixture()
+        defer { lector.shutdown() }
+
+        let documentedURL = Self.repositoryRoot.appendingPathComponent("dbus/io.github.lector.Lector1.xml")
+        let documented = try Self.members(ofInterface: LectorFixture.interface,
+                                          in: try String(contentsOf: documentedURL, encoding: .utf8))
+
+        let result = try lector.call("Introspect", [], timeout: 10, interface: "org.freedesktop.DBus.Introspectable")
+        XCTAssertTrue(result.succeeded, "\(result)")
+        let xml = try XCTUnwrap(Self.gvariantString(result.stdout), "cannot read \(result.stdout)")
+        let live = try Self.members(ofInterface: LectorFixture.interface, in: xml)
+
+        XCTAssertGreaterThan(documented.count, 15, "too little found in \(documentedURL.path): \(documented)")
+        let missing = documented.subtracting(live).sorted(), extra = live.subtracting(documented).sorted()
+        XCTAssertEqual(missing, [], "documented but not served:\n\(missing.joined(separator: "\n"))\nlive XML:\n\(xml)")
+        XCTAssertEqual(extra, [], "served but not documented:\n\(extra.joined(separator: "\n"))")
+        // The standard interfaces a client relies on come with it.
+        for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable"] {
+            XCTAssertTrue(xml.contains("<interface name=\"\(standard)\">"), "\(standard) missing")
+        }
+    }
+
+    func testPropertiesAreReadableAndReadOnly() throws {
+        let lector = try LectorFixture()
+        defer { lector.shutdown() }
+
+        let version = try XCTUnwrap(try lector.property("Version") as? String)
+        XCTAssertNotNil(version.range(of: #"^[0-9]+\.[0-9]+\.[0-9]+"#, options: .regularExpression), version)
+        let voices = try XCTUnwrap(try lector.property("Voices") as? [[String]])
+        XCTAssertTrue(voices.contains { $0[1].hasPrefix("en") }, "no English voice in \(voices.prefix(5))")
+        XCTAssertTrue(voices.contains { $0[1] == "cmn" || $0[1].hasPrefix("zh") || $0[1].hasPrefix("cmn") },
+                      "no Mandarin voice")
+
+        let getAll = try lector.call("GetAll", ["'\(LectorFixture.interface)'"], interface: "org.freedesktop.DBus.Properties")
+        XCTAssertTrue(getAll.succeeded && getAll.stdout.contains("'Version'") && getAll.stdout.contains("'Voices'"), "\(getAll)")
+
+        let set = try lector.call("Set", ["'\(LectorFixture.interface)'", "'Version'", "<'9.9.9'>"],
+                                  interface: "org.freedesktop.DBus.Properties")
+        XCTAssertFalse(set.succeeded, "Version must be read-only: \(set)")
+        XCTAssertTrue(set.stderr.contains("PropertyReadOnly") || set.stderr.contains("AccessDenied"), "\(set)")
+        XCTAssertEqual(try lector.property("Version") as? String, version)
+
+        let unknown = try lector.call("Frobnicate", [])
+        XCTAssertTrue(unknown.stderr.contains("UnknownMethod"), "\(unknown)")
+        lector.assertServing("after introspection")
+    }
+
+    // MARK: - Structural comparison
+
+    /// One line per member, argument and annotation, independent of attribute order, whitespace
+    /// and comments, e.g. "method Speak arg 0: in s text" or "property Voices: a(sss) read".
+    static func members(ofInterface name: String, in xml: String) throws -> Set<String> {
+        let document = try XMLDocument(xmlString: xml, options: [])
+        let interfaces = try document.nodes(forXPath: "/node/interface[@name='\(name)']")
+        guard let interface = interfaces.first as? XMLElement, interfaces.count == 1 else {
+            throw TestKitError.failed("interface \(name) appears \(interfaces.count) times")
+        }
+        var lines = Set<String>()
+        func attribute(_ element: XMLElement, _ key: String) -> String { element.attribute(forName: key)?.stringValue ?? "" }
+        func annotations(of element: XMLElement, as owner: String) {
+            for annotation in element.elements(forName: "annotation") {
+                lines.insert("\(owner) annotation \(attribute(annotation, "name"))=\(attribute(annotation, "value"))")
+            }
+        }
+        annotations(of: interface, as: "interface")
+        for child in interface.children ?? [] {
+            guard let element = child as? XMLElement else { continue }
+            let kind = element.name ?? "?"
+            let member = "\(kind) \(attribute(element, "name"))"
+            switch kind {
+            case "method", "signal":
+                lines.insert(member)
+                for (index, arg) in element.elements(forName: "arg").enumerated() {
+                    var direction = attribute(arg, "direction")
+                    if direction.isEmpty { direction = kind == "method" ? "in" : "out" }
+                    lines.insert("\(member) arg \(index): \(direction) \(attribute(arg, "type")) \(attribute(arg, "name"))")
+                    annotations(of: arg, as: "\(member) arg \(index)")
+                }
+            case "property":
+                lines.insert("\(member): \(attribute(element, "type")) \(attribute(element, "access"))")
+            case "annotation":
+                continue
+            default:
+                lines.insert("unexpected element \(member)")
+            }
+            annotations(of: element, as: member)
+        }
+        return lines
+    }
+
+    /// The string of gdbus's `('…',)` reply, escapes resolved.
+    static func gvariantString(_ output: String) -> String? {
+        let text = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("("), text.hasSuffix(",)") else { return nil }
+        let quoted = text.dropFirst().dropLast(2)
+        guard let quote = quoted.first, quote == "'" || quote == "\"", quoted.last == quote else { return nil }
+        var result = ""
+        var characters = quoted.dropFirst().dropLast().makeIterator()
+        while let character = characters.next() {
+            guard character == "\\", let next = characters.next() else {
+                result.append(character)
+                continue
+            }
+            switch next {
+            case "n": result.append("\n")
+            case "t": result.append("\t")
+            case "r": result.append("\r")
+            case "u", "U":
+                var hex = ""
+                for _ in 0..<(next == "u" ? 4 : 8) { if let digit = characters.next() { hex.append(digit) } }
+                if let code = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(code) { result.unicodeScalars.append(scalar) }
+            default: result.append(next)
+            }
+        }
+        return result
+    }
+
+    /// The structural comparison itself must see differences (else the test above proves nothing).
+    func testStructuralComparisonNoticesDifferences() throws {
+        let base = """
+            <node><!-- c --><interface name="x.Y"><method name="M"><arg type="s" name="a" direction="in"/>
+            <arg type="t" name="id" direction="out"/></method><signal name="S"><arg type="t" name="id"/></signal>
+            <property name="P" type="s" access="read"><annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="const"/></property>
+            </interface></node>
+            """
+        let reordered = """
+            <node>
+              <interface name="x.Y">
+                <method name="M"><arg direction="in" name="a" type="s"/><arg name="id" type="t" direction="out"/></method>
+                <signal name="S"><arg name="id" type="t"/></signal>
+                <property access="read" type="s" name="P">
+                  <annotation value="const" name="org.freedesktop.DBus.Property.EmitsChangedSignal"/>
+                </property>
+              </interface>
+            </node>
+            """
+        let reference = try Self.members(ofInterface: "x.Y", in: base)
+        XCTAssertEqual(reference, try Self.members(ofInterface: "x.Y", in: reordered))
+        for mutation in [("type=\"s\" name=\"a\"", "type=\"u\" name=\"a\""), ("name=\"id\" direction=\"out\"", "name=\"ident\" direction=\"out\""),
+                         ("access=\"read\"", "access=\"readwrite\""), ("value=\"const\"", "value=\"true\""),
+                         ("<signal name=\"S\"><arg type=\"t\" name=\"id\"/></signal>", "")] {
+            let changed = base.replacingOccurrences(of: mutation.0, with: mutation.1)
+            XCTAssertNotEqual(changed, base, "mutation \(mutation) did not apply")
+            XCTAssertNotEqual(reference, try Self.members(ofInterface: "x.Y", in: changed), "\(mutation) not noticed")
+        }
+    }
+}
+
+extension LectorFixture {
+    /// `gdbus call` of any interface's method on the Lector object.
+    func call(_ method: String, _ arguments: [String], timeout: TimeInterval = 15, interface: String) throws -> ProcessResult {
+        try session.run("gdbus", ["call", "--session", "--dest", Self.service, "--object-path", Self.objectPath,
+                                  "--method", "\(interface).\(method)"] + arguments, timeout: timeout)
+    }
+}
