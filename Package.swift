@@ -62,5 +62,6 @@ let package = Package(
         .testTarget(name: "LectorBooksTests", dependencies: ["LectorBooks"]),
         .testTarget(name: "LectorStateTests", dependencies: ["LectorState"]),
         .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
+        .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
     ]
 )

@@ -3,30 +3,43 @@ import Foundation
 /// The few most recently parsed documents, so loading chapter after chapter of a book that keeps
 /// many chapters in one XHTML file parses that file once, not once per chapter.
 ///
-/// A document parsed only up to an anchor is kept too, and serves any request it can answer;
-/// a whole parse of the same document replaces it.
+/// A request may ask for a document only as far as an anchor. The first two such requests for a
+/// document parse just that far (opening the book needs the text before chapter 1's anchor,
+/// playing needs chapter 1's text up to chapter 2's anchor); after that the whole document is
+/// parsed once and serves every later chapter, so reading a single-file book straight through
+/// costs one parse, not one per chapter.
 ///
-///     let text = try cache.document(at: "EPUB/s04.xhtml", satisfying: { $0.isComplete }) { try extract() }
+///     let text = try cache.document(at: "EPUB/book.xhtml", through: "c2") { stopAt in
+///         try extract(stoppingAt: stopAt)   // stopAt is "c2" or, from the third request on, nil
+///     }
 final class DocumentCache: @unchecked Sendable {
     private let capacity: Int
     private var documents: [(path: String, text: DocumentText)] = []
+    private var partialParses: [String: Int] = [:]
+    static let partialParsesPerDocument = 2
     private let lock = NSLock()
 
     init(capacity: Int = 4) {
         self.capacity = capacity
     }
 
-    func document(at path: String, satisfying isEnough: (DocumentText) -> Bool,
-                  orMake make: () throws(BookError) -> DocumentText) throws(BookError) -> DocumentText {
+    func document(at path: String, through anchor: String?,
+                  make: (_ stopAt: String?) throws(BookError) -> DocumentText) throws(BookError) -> DocumentText {
         lock.lock()
-        if let index = documents.firstIndex(where: { $0.path == path }), isEnough(documents[index].text) {
+        if let index = documents.firstIndex(where: { $0.path == path }),
+           documents[index].text.isComplete || anchor.map(documents[index].text.anchors.keys.contains) == true {
             let hit = documents.remove(at: index)
             documents.append(hit)
             lock.unlock()
             return hit.text
         }
+        var stopAt: String?
+        if let anchor, partialParses[path, default: 0] < Self.partialParsesPerDocument {
+            partialParses[path, default: 0] += 1
+            stopAt = anchor
+        }
         lock.unlock()
-        let made = try make()
+        let made = try make(stopAt)
         lock.lock()
         defer { lock.unlock() }
         if let index = documents.firstIndex(where: { $0.path == path }) {

@@ -57,10 +57,9 @@ final class EPUBChapterSource: ChapterSource, @unchecked Sendable {
     }
 
     func document(_ path: String, through anchor: String?) throws(BookError) -> DocumentText {
-        try cache.document(at: path, satisfying: { $0.isComplete || anchor.map($0.anchors.keys.contains) == true }) {
-            () throws(BookError) -> DocumentText in
+        try cache.document(at: path, through: anchor) { (stopAt: String?) throws(BookError) -> DocumentText in
             var options = extractionOptions[path] ?? .init()
-            options.stopAtAnchor = anchor
+            options.stopAtAnchor = stopAt
             return try XHTMLTextExtractor.extract(try archive.data(at: path), path: path, file: archive.file,
                                                   options: options)
         }

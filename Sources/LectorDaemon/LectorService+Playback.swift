@@ -17,6 +17,7 @@ extension LectorService {
         let job = nextJob
         nextJob += 1
         current = ActiveSpeech(id: id, job: job, request: request)
+        narrator.yieldSynthesis()   // the engine's queue is first come, first served
         engine.synthesize(id: job, request: request, voice: voice)
     }
 

@@ -288,6 +288,13 @@ final class Narrator {
         }
     }
 
+    /// Frees the speech thread for an announcement: the segment being synthesized stops at the
+    /// next word the server does not have yet; narration re-synthesizes from there afterwards.
+    func yieldSynthesis() {
+        guard synthesis != nil else { return }
+        cutAtNextWord()
+    }
+
     /// Stops synthesis and drops queued audio from the first word the server does not have yet,
     /// so synthesis can continue from that word later. Returns that word, if there is one.
     @discardableResult
