@@ -59,7 +59,8 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
-        .testTarget(name: "LectorBooksTests", dependencies: ["LectorBooks"]),
+        .testTarget(name: "LectorBooksTests",
+                    dependencies: ["LectorBooks", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "LectorStateTests", dependencies: ["LectorState"]),
         .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
         .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),

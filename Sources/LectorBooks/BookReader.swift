@@ -8,7 +8,7 @@ import Foundation
 ///
 ///     let outline = try BookReader.open(URL(fileURLWithPath: "alice.txt"))
 ///     outline.format                  // .plainText
-///     outline.chapters.first?.title   // "CHAPTER I. Down the Rabbit-Hole"
+///     outline.chapters.map(\.title)    // e.g. ["CHAPTER I. Down the Rabbit-Hole", "CHAPTER II. The Pool of Tears", …]
 public enum BookReader {
     static let zipSignatures: [[UInt8]] = [[0x50, 0x4B, 0x03, 0x04], [0x50, 0x4B, 0x05, 0x06], [0x50, 0x4B, 0x07, 0x08]]
 

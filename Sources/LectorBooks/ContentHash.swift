@@ -10,7 +10,7 @@ enum ContentHash {
     static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
     static let prime: UInt64 = 0x0000_0100_0000_01b3
 
-    static func fnv1a64(of data: Data, continuing hash: UInt64 = offsetBasis) -> UInt64 {
+    static func fnv1a64Value(of data: Data, continuing hash: UInt64) -> UInt64 {
         var hash = hash
         data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             for byte in bytes {
@@ -21,7 +21,7 @@ enum ContentHash {
         return hash
     }
 
-    static func fnv1a64(of data: Data) -> String { hex(fnv1a64(of: data, continuing: offsetBasis)) }
+    static func fnv1a64(of data: Data) -> String { hex(fnv1a64Value(of: data, continuing: offsetBasis)) }
 
     /// Hashes a file in 1 MiB chunks, so a large EPUB is never held in memory for this.
     static func fnv1a64(ofFile url: URL) throws -> String {
@@ -29,7 +29,7 @@ enum ContentHash {
         defer { try? handle.close() }
         var hash = offsetBasis
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hash = fnv1a64(of: chunk, continuing: hash)
+            hash = fnv1a64Value(of: chunk, continuing: hash)
         }
         return hex(hash)
     }

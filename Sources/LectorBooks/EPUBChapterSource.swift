@@ -9,7 +9,7 @@ import Foundation
 ///
 ///     let source = EPUBChapterSource(archive: archive, readingOrder: ["EPUB/s04.xhtml"], …)
 ///     let chapter = try source.chapter(at: 3, title: "190 A FOUR-LEAVED CLOVER")
-final class EPUBChapterSource: ChapterSource, @unchecked Sendable {
+struct EPUBChapterSource: ChapterSource {
     let archive: EPUBArchive
     let readingOrder: [String]
     let chapters: [PlannedChapter]
@@ -76,42 +76,83 @@ final class EPUBChapterSource: ChapterSource, @unchecked Sendable {
         return probe.headings.first?.text
     }
 
-    /// A chapter runs from its start to the next chapter start that lies after it. (Normally that
-    /// is simply the next chapter; a table of contents listing anchors out of document order must
-    /// still not produce overlapping chapters.) An anchor a document lacks means its beginning.
+    /// A chapter runs from its start to the nearest other chapter start after it, in whichever
+    /// document that is. Normally that is simply the next chapter, and this chapter's document is
+    /// parsed only as far as the next chapter's anchor; a table of contents listing anchors out of
+    /// document order still never produces overlapping chapters. Two entries at the same spot
+    /// (nested sections opening together) leave the earlier one empty: it speaks its title. An
+    /// anchor the document lacks means the document's beginning for the first chapter in that
+    /// document, and an empty chapter otherwise.
     func pieces(ofChapter index: Int) throws(BookError) -> [ChapterTextAssembler.Piece] {
-        let start = chapters[index].start
-        for later in chapters[(index + 1)...] where later.start.spineIndex >= start.spineIndex {
-            if later.start.spineIndex > start.spineIndex {
-                return try pieces(from: start, before: later.start)
+        let spineIndex = chapters[index].start.spineIndex
+        let nextHere = chapters[(index + 1)...].first { $0.start.spineIndex == spineIndex && $0.start.fragment != nil }
+        var document = try document(at: spineIndex, through: nextHere?.start.fragment)
+        while true {
+            if let fragment = chapters[index].start.fragment, document.anchors[fragment] == nil, !document.isComplete {
+                document = try self.document(at: spineIndex)
+                continue
             }
-            guard let endAnchor = later.start.fragment else { continue }
-            let document = try document(at: start.spineIndex, through: endAnchor)
-            let startOffset = start.fragment.flatMap { document.anchors[$0] } ?? 0
-            if let endOffset = document.anchors[endAnchor], endOffset > startOffset {
-                return [.init(document: document, range: startOffset..<endOffset)]
+            guard let startOffset = startOffset(ofChapter: index, in: document) else { return [] }
+            let others = boundaries(inSpine: spineIndex, document: document, excluding: index)
+            if others.contains(where: { $0.offset == startOffset && $0.index > index }) { return [] }
+            if let end = others.map(\.offset).filter({ $0 > startOffset }).min() {
+                return [.init(document: document, range: startOffset..<end)]
             }
+            if !document.isComplete {
+                document = try self.document(at: spineIndex)
+                continue
+            }
+            let nextDocument = chapters.lazy.map(\.start.spineIndex).filter { $0 > spineIndex }.min()
+            return try pieces(from: (spineIndex, startOffset), beforeChaptersIn: nextDocument)
         }
-        return try pieces(from: start, before: nil)
     }
 
-    /// Text from `start` up to `end` (or the end of the book), where `end` lies in a later
-    /// document than `start`.
-    func pieces(from start: ChapterStart, before end: ChapterStart?) throws(BookError) -> [ChapterTextAssembler.Piece] {
+    /// Where chapter `index` starts in `document`, or nil when it is empty or (for a document
+    /// parsed only partway) not known from this text.
+    private func startOffset(ofChapter index: Int, in document: DocumentText) -> Int? {
+        let start = chapters[index].start
+        guard let fragment = start.fragment else { return 0 }
+        if let offset = document.anchors[fragment] { return offset }
+        guard document.isComplete else { return nil }
+        let firstInDocument = !chapters[..<index].contains { $0.start.spineIndex == start.spineIndex }
+        return firstInDocument ? 0 : nil
+    }
+
+    /// The known start offsets of the chapters in one document, other than `excluded`.
+    private func boundaries(inSpine spineIndex: Int, document: DocumentText,
+                            excluding excluded: Int?) -> [(index: Int, offset: Int)] {
+        chapters.indices.compactMap { index in
+            guard index != excluded, chapters[index].start.spineIndex == spineIndex,
+                  let offset = startOffset(ofChapter: index, in: document) else { return nil }
+            return (index, offset)
+        }
+    }
+
+    /// The chapter starting at `offset` in a document (the last listed, if several do).
+    func chapterIndex(startingAt offset: Int, inSpine spineIndex: Int) throws(BookError) -> Int? {
+        let firstAnchor = chapters.first { $0.start.spineIndex == spineIndex }?.start.fragment
+        let document = try document(at: spineIndex, through: firstAnchor)
+        return boundaries(inSpine: spineIndex, document: document, excluding: nil).last { $0.offset == offset }?.index
+    }
+
+    /// Text from a position to the end of its document, through any documents no chapter starts
+    /// in, and on into `nextDocument` up to its first chapter start (or to the end of the book).
+    func pieces(from start: (spineIndex: Int, offset: Int),
+                beforeChaptersIn nextDocument: Int?) throws(BookError) -> [ChapterTextAssembler.Piece] {
         var pieces: [ChapterTextAssembler.Piece] = []
-        let last = end.map { $0.spineIndex - 1 } ?? readingOrder.count - 1
+        let last = nextDocument.map { $0 - 1 } ?? readingOrder.count - 1
         if start.spineIndex <= last {
             for spineIndex in start.spineIndex...last {
                 let document = try document(at: spineIndex)
-                let lower = spineIndex == start.spineIndex ? start.fragment.flatMap { document.anchors[$0] } ?? 0 : 0
+                let lower = spineIndex == start.spineIndex ? min(start.offset, document.count) : 0
                 if lower < document.count { pieces.append(.init(document: document, range: lower..<document.count)) }
             }
         }
-        if let end, let anchor = end.fragment {
-            let document = try document(at: end.spineIndex, through: anchor)
-            let upper = document.anchors[anchor] ?? 0
-            if upper > 0 { pieces.append(.init(document: document, range: 0..<upper)) }
-        }
+        guard let nextDocument, let first = chapters.firstIndex(where: { $0.start.spineIndex == nextDocument }),
+              let anchor = chapters[first].start.fragment else { return pieces }
+        let document = try document(at: nextDocument, through: anchor)
+        let upper = boundaries(inSpine: nextDocument, document: document, excluding: nil).map(\.offset).min() ?? 0
+        if upper > 0 { pieces.append(.init(document: document, range: 0..<upper)) }
         return pieces
     }
 

@@ -10,8 +10,9 @@ import Foundation
 /// - Text before the first entry becomes a leading chapter when it has at least
 ///   `leadingChapterMinimumWords` words (an epigraph, a preface), titled by its first heading or
 ///   the document's `<title>`; a shorter title page is simply read at the start of chapter 1.
-/// - Entries whose text lies only in small documents (≤ `smallDocumentSize` bytes) are read now
-///   and dropped when they have no text, e.g. an NCX "Cover" entry on an image-only page.
+/// - Entries starting on a small page (≤ `smallDocumentSize` bytes) without any text, and
+///   finding none after it, are dropped, e.g. an NCX "Cover" entry on an image-only page.
+///   Other entries without text of their own speak their title (see `EPUBChapterSource`).
 /// - Entries pointing at the same place are merged, titles joined by " — ".
 /// - Without a table of contents, each spine document is a chapter titled by its first heading
 ///   or "Chapter N".
@@ -59,7 +60,7 @@ enum EPUBOpener {
             chapters = mergedEntries(entries, spineIndexes: spineIndexes)
             chapters = try withLeadingText(chapters, source: source, bookTitle: bookTitle)
         }
-        chapters = try droppingEmptySmallChapters(chapters, source: source)
+        chapters = try droppingTextlessPages(chapters, source: source)
         guard !chapters.isEmpty else { throw .emptyBook(file: file) }
         if entries.isEmpty {
             for index in chapters.indices where chapters[index].title.isEmpty {
@@ -184,21 +185,23 @@ enum EPUBOpener {
     private static func withLeadingText(_ chapters: [PlannedChapter], source: EPUBChapterSource,
                                         bookTitle: String) throws(BookError) -> [PlannedChapter] {
         guard let first = chapters.first, first.start != .beginning else { return chapters }
-        let leading: [ChapterTextAssembler.Piece]
-        if first.start.spineIndex == 0, let anchor = first.start.fragment {
-            let document = try source.document(at: 0, through: anchor)
-            leading = [.init(document: document, range: 0..<(document.anchors[anchor] ?? 0))]
-        } else {
-            leading = try source.pieces(from: .beginning, before: first.start)
-        }
+        // Everything before the first chapter start: the documents before its document, then
+        // its document up to the earliest start in it.
+        let leading = try source.replanned(chapters).pieces(from: (0, 0), beforeChaptersIn: first.start.spineIndex)
+        let words = ChapterTextAssembler.wordCount(leading)
+        guard words > 0 else { return chapters }
         var result = chapters
-        if ChapterTextAssembler.wordCount(leading) >= leadingChapterMinimumWords {
+        if words >= leadingChapterMinimumWords {
             let title = leading.lazy.compactMap { $0.document.firstHeading(in: $0.range)?.text }.first
                 ?? leading.lazy.compactMap(\.document.title).first
                 ?? bookTitle
             result.insert(PlannedChapter(title: title, depth: 0, start: .beginning), at: 0)
         } else {
-            result[0].start = .beginning
+            // The chapter whose start ends the leading text (the earliest one in that document,
+            // which an out-of-order table of contents may not list first) begins at the top.
+            let upper = leading.last.map(\.range.upperBound) ?? 0
+            let target = try source.replanned(chapters).chapterIndex(startingAt: upper, inSpine: first.start.spineIndex) ?? 0
+            result[target].start = .beginning
         }
         return result
     }
@@ -220,19 +223,21 @@ enum EPUBOpener {
         return chapters
     }
 
-    /// Drops chapters that lie wholly in small documents and turn out to have no text.
-    private static func droppingEmptySmallChapters(_ chapters: [PlannedChapter],
-                                                   source: EPUBChapterSource) throws(BookError) -> [PlannedChapter] {
+    /// Drops chapters that start in a small document without any text (a cover image page, a
+    /// blank separator) and find no text after it either. An entry that merely has no text of
+    /// its own in a document with text (a "Part One" opening at the same spot as "Chapter 1") is
+    /// kept and speaks its title, whatever the document's size.
+    private static func droppingTextlessPages(_ chapters: [PlannedChapter],
+                                              source: EPUBChapterSource) throws(BookError) -> [PlannedChapter] {
         let planned = source.replanned(chapters)
         var kept: [PlannedChapter] = []
         for (index, chapter) in chapters.enumerated() {
-            let lastSpine = index + 1 < chapters.count ? chapters[index + 1].start.spineIndex
-                                                        : source.readingOrder.count - 1
-            let touched = chapter.start.spineIndex...max(chapter.start.spineIndex, lastSpine)
-            let allSmall = touched.allSatisfy { spineIndex in
-                (source.archive.declaredSize(of: source.readingOrder[spineIndex]) ?? .max) <= smallDocumentSize
+            let path = source.readingOrder[chapter.start.spineIndex]
+            if (source.archive.declaredSize(of: path) ?? .max) <= smallDocumentSize,
+               try source.document(at: chapter.start.spineIndex).isEmpty,
+               ChapterTextAssembler.wordCount(try planned.pieces(ofChapter: index)) == 0 {
+                continue
             }
-            if allSmall, ChapterTextAssembler.wordCount(try planned.pieces(ofChapter: index)) == 0 { continue }
             kept.append(chapter)
         }
         return kept

@@ -39,7 +39,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
     }
 
     static func extract(_ data: Data, path: String, file: URL, options: Options) throws(BookError) -> DocumentText {
-        let extractor = XHTMLTextExtractor(path: path, options: options)
+        let extractor = XHTMLTextExtractor(options: options)
         try XMLDocumentParsing.parse(data, path: path, file: file, delegate: extractor,
                                      stoppedOnPurpose: { extractor.stoppedOnPurpose })
         extractor.builder.finish(pause: !extractor.stoppedOnPurpose)
@@ -87,7 +87,6 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
         var linksIntoDocument = false
     }
 
-    private let path: String
     private let options: Options
     private var builder = SpeakableTextBuilder()
     private var frames: [Frame] = [Frame(name: "", pathComponent: "")]
@@ -102,13 +101,13 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
     private(set) var errorLog = XMLErrorLog()
     private weak var parser: XMLParser?
 
-    private init(path: String, options: Options) {
-        self.path = path
+    private init(options: Options) {
         self.options = options
     }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                 qualifiedName: String?, attributes: [String: String]) {
+        guard !stoppedOnPurpose else { return }
         self.parser = parser
         let name = MarkupElement.localName(elementName).lowercased()
         let siblingIndex = (frames[frames.count - 1].childCounts[name] ?? 0) + 1
@@ -168,7 +167,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
                 qualifiedName: String?) {
-        guard frames.count > 1 else { return }
+        guard !stoppedOnPurpose, frames.count > 1 else { return }
         let frame = frames.removeLast()
         if frame.allowsNotes { notesAllowedDepth -= 1 }
         if frame.skips {
@@ -197,6 +196,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
+        guard !stoppedOnPurpose else { return }
         if frames[frames.count - 1].collectsTitle {
             titleText = (titleText ?? "") + string
             return
@@ -238,9 +238,10 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
     }
 
     private func origin() -> SpeakableTextBuilder.Origin {
-        let blockIndex = frames.lastIndex { $0.isBlock } ?? 0
-        let path = "/" + frames[1...max(1, blockIndex)].map(\.pathComponent).joined(separator: "/")
-        return .init(elementPath: frames.count > 1 ? path : nil, line: parser?.lineNumber ?? 1)
+        let line = parser?.lineNumber ?? 1
+        guard frames.count > 1 else { return .init(elementPath: nil, line: line) }
+        let blockIndex = max(1, frames.lastIndex { $0.isBlock } ?? 1)
+        return .init(elementPath: "/" + frames[1...blockIndex].map(\.pathComponent).joined(separator: "/"), line: line)
     }
 
     private func headingOffset(from start: Int) -> Int {

@@ -26,6 +26,7 @@ final class LatencyBenchmark {
     private let log: (String) -> Void
     private var recording: MonitorRecording!
     private var client: RawBusClient!
+    private var daemon: ManagedProcess!
     /// Silence this long means the previous speech is over (calibrated from the warm-up speech).
     private var quietGap: TimeInterval = 1.0
     private var workDirectory: URL { session.directory }
@@ -42,7 +43,7 @@ final class LatencyBenchmark {
         recording = try session.record()
         log("sound server up, recording \(recording.sink).monitor")
 
-        let daemon = try session.spawn(lectorPath, ["serve"])
+        daemon = try session.spawn(lectorPath, ["serve"])
         do {
             try session.waitForBusName(Self.busName, timeout: 15)
         } catch {
@@ -104,6 +105,7 @@ final class LatencyBenchmark {
                 case .failure(let reason):
                     series[index].failures += 1
                     log("round \(round + 1): \(contenders[index].label): \(reason)")
+                    try checkDaemon()
                 }
             }
             let summary = zip(contenders, series).map { contender, series in
@@ -152,6 +154,13 @@ final class LatencyBenchmark {
         return .success(milliseconds)
     }
 
+    /// A daemon that died is a finding, not noise: stop with its exit status and its log.
+    private func checkDaemon() throws {
+        guard !daemon.isRunning else { return }
+        throw BenchError("lector serve (pid \(daemon.pid)) exited during the benchmark with status "
+                         + "\(daemon.exitStatus.map(String.init) ?? "?"); its output:\n\(daemon.output)")
+    }
+
     /// Sends Speak on the benchmark's own bus connection; the clock is read just before the write.
     @discardableResult
     private func speakInProcess() throws -> Date {
@@ -159,6 +168,7 @@ final class LatencyBenchmark {
         let serial = try client.sendSpeak(text)
         let reply = try client.waitForReply(serial: serial)
         guard RawBusClient.speechID(from: reply) != nil else {
+            try checkDaemon()
             throw BenchError("Speak failed: \(reply.errorName ?? "unexpected reply signature '\(reply.signature)'")")
         }
         return start

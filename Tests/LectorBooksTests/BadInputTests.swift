@@ -35,6 +35,7 @@ final class BadInputTests: XCTestCase {
     }
 
     func testARealBookCutInHalfIsATruncatedArchive() throws {
+        try RealFixtures.require(ChildrensLiteratureTests.url)
         let whole = try Data(contentsOf: ChildrensLiteratureTests.url)
         let url = try directory.file("half.epub", whole.prefix(whole.count / 2))
         assertRefused(url, .truncatedArchive(file: url, reason: "no end-of-central-directory record"))
@@ -54,6 +55,7 @@ final class BadInputTests: XCTestCase {
             }
             XCTAssertEqual(file, url)
             XCTAssertTrue(reason.contains("OEBPS/c1.xhtml"), reason)
+            XCTAssertTrue("\(error)".contains(url.path))
         }
     }
 
@@ -160,6 +162,7 @@ final class BadInputTests: XCTestCase {
             XCTAssertEqual(uncompressed, 4 << 20)
             XCTAssertEqual(limit, 200)
             XCTAssertGreaterThan(uncompressed / compressed, 200)
+            XCTAssertTrue("\(error)".contains(url.path))
         }
     }
 
@@ -177,6 +180,7 @@ final class BadInputTests: XCTestCase {
             }
             XCTAssertEqual(file, url)
             XCTAssertEqual(limit, 2 << 20)
+            XCTAssertTrue("\(error)".contains(url.path))
         }
     }
 

@@ -6,8 +6,12 @@ import LectorBooks
 final class BookIdentityTests: XCTestCase {
     var directory: TemporaryDirectory!
 
-    override func setUpWithError() throws { directory = try TemporaryDirectory() }
-    override func tearDown() { directory.remove() }
+    override func setUpWithError() throws {
+        try RealFixtures.require(RealFixtures.wasteland)
+        try RealFixtures.require(RealFixtures.childrensLiterature)
+        directory = try TemporaryDirectory()
+    }
+    override func tearDown() { directory?.remove() }
 
     func copy(_ url: URL, to name: String) throws -> URL {
         let destination = directory.url.appendingPathComponent(name)

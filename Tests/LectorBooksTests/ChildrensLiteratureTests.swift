@@ -5,7 +5,9 @@ import LectorBooks
 /// PNG `cover-image`, and a nav whose nested entries (four stories inside "A FOUR-LEAVED CLOVER",
 /// grouped under author names that are not links) all point into one XHTML file.
 final class ChildrensLiteratureTests: XCTestCase {
-    static let url = URL(fileURLWithPath: "/work/shared/fixtures/childrens-literature.epub")
+    static let url = RealFixtures.childrensLiterature
+
+    override func setUpWithError() throws { try RealFixtures.require(Self.url) }
 
     func testMetadataIsTheMainTitleAndBothAuthorsInOrder() throws {
         let outline = try BookReader.open(Self.url)

@@ -69,6 +69,30 @@ final class GeneratedEPUB3Tests: XCTestCase {
         XCTAssertEqual(outline.identity.count, "fnv1a64:".count + 16)
     }
 
+    /// EPUB 3 refinements choose the main title (not the first listed) and the authors (not the
+    /// translator).
+    func testRefinedTitleTypeAndCreatorRoles() throws {
+        let opf = EPUBFixture.opf3(
+            title: "Being a Tale of the Sea", documents: [("c1", "c1.xhtml")],
+            extraMetadata: """
+                <meta refines="#t1" property="title-type">subtitle</meta>
+                <dc:title id="t2">The Lighthouse</dc:title>
+                <meta refines="#t2" property="title-type">main</meta>
+                <dc:creator id="c1">Ada Author</dc:creator>
+                <meta refines="#c1" property="role" scheme="marc:relators">aut</meta>
+                <dc:creator id="c2">Tom Translator</dc:creator>
+                <meta refines="#c2" property="role" scheme="marc:relators">trl</meta>
+                <dc:creator id="c3">Bea Author</dc:creator>
+                <meta refines="#c3" property="role" scheme="marc:relators">aut</meta>
+                """).replacingOccurrences(of: "<dc:title>Being", with: "<dc:title id=\"t1\">Being")
+        let url = try EPUBFixture.standard(opf: opf).adding("OEBPS/c1.xhtml", EPUBFixture.xhtml(body: "<p>Hi.</p>"))
+            .write(in: directory.url, name: "refined.epub")
+        let outline = try BookReader.open(url)
+        XCTAssertEqual(outline.title, "The Lighthouse")
+        XCTAssertEqual(outline.authors, ["Ada Author", "Bea Author"])
+        XCTAssertEqual(outline.identity, "urn:uuid:test-book")
+    }
+
     func makeAnnotatedBook() throws -> URL {
         let opf = EPUBFixture.opf3(
             documents: [("text", "text.xhtml"), ("notes", "notes.xhtml")],

@@ -7,7 +7,16 @@ import LectorBooks
 ///
 /// Two shapes of the same ~1.6 MB of text in 120 chapters: one XHTML file per chapter (the
 /// common case: only chapter 1's file is parsed), and every chapter in one XHTML file reached by
-/// anchors (the worst case: the first chapter needs the whole file parsed, once, then cached).
+/// anchors (the outline parses the file only up to chapter 1's anchor, chapter 1 only up to
+/// chapter 2's; the third request parses it whole, once, and the rest comes from the cache).
+///
+/// Measured on the 2-core Debian 12 build machine, Swift 6.3, 1.61 M characters:
+///
+///     build    shape           open    first chapter   open + first   whole book
+///     debug    120 files       10 ms        4 ms           14 ms         446 ms
+///     debug    one file        39 ms       34 ms           73 ms         512 ms
+///     release  120 files      4.4 ms      2.3 ms          6.7 ms         271 ms
+///     release  one file        13 ms       11 ms           24 ms         301 ms
 final class LargeBookTimingTests: XCTestCase {
     var directory: TemporaryDirectory!
 

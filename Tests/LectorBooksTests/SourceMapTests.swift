@@ -6,8 +6,12 @@ import LectorBooks
 final class SourceMapTests: XCTestCase {
     var directory: TemporaryDirectory!
 
-    override func setUpWithError() throws { directory = try TemporaryDirectory() }
-    override func tearDown() { directory.remove() }
+    override func setUpWithError() throws {
+        try RealFixtures.require(RealFixtures.wasteland)
+        try RealFixtures.require(RealFixtures.childrensLiterature)
+        directory = try TemporaryDirectory()
+    }
+    override func tearDown() { directory?.remove() }
 
     /// Checks every span of every chapter against `outline.documentText`, and that spans are in
     /// order, inside the text, and not overlapping.

@@ -5,7 +5,9 @@ import LectorBooks
 /// notes reached through nav anchors (`#ch1` … `#ch5`, `#rearnotes`), a JPEG cover, and note
 /// references (`<a epub:type="noteref">*</a>`) after many lines.
 final class WastelandTests: XCTestCase {
-    static let url = URL(fileURLWithPath: "/work/shared/fixtures/wasteland.epub")
+    static let url = RealFixtures.wasteland
+
+    override func setUpWithError() throws { try RealFixtures.require(Self.url) }
 
     static let parts: [(title: String, firstLine: String)] = [
         ("I. THE BURIAL OF THE DEAD", "April is the cruellest month, breeding"),

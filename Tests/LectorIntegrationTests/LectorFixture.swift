@@ -42,18 +42,17 @@ final class LectorFixture {
         "\n--- daemon (running: \(daemon.isRunning)) ---\n\(daemon.output)\n--- signals ---\n\(watcher.transcript)\n"
     }
 
-    /// First sound at or after `instant` (which may be in the future), within `timeout` of now.
-    /// (MonitorRecording.waitForSound with a future date also finds sound recorded before it.)
+    /// Some sound recorded at or after `instant` (which may be in the future) within `timeout`
+    /// of then; returns the newest such. (Samples are dated from their chunk's arrival, so a chunk
+    /// arriving after `instant` can hold samples dated before it: only a date at or after
+    /// `instant` counts. MonitorRecording.waitForSound with a future date would count those.)
     func sound(after instant: Date, timeout: TimeInterval) -> Date? {
         if instant > Date() { Thread.sleep(until: instant) }
         let deadline = Date(timeIntervalSinceNow: timeout)
-        var from = instant
-        // A chunk arriving just after `instant` holds samples dated just before it: skip those.
-        while let found = recording.waitForSound(after: from, timeout: max(0, deadline.timeIntervalSinceNow)) {
-            if found >= instant { return found }
-            from = found.addingTimeInterval(1 / Double(MonitorRecording.sampleRate))
-            if Date() >= deadline { break }
-        }
+        repeat {
+            if let last = recording.lastSound(after: instant), last >= instant { return last }
+            usleep(5_000)
+        } while Date() < deadline
         return nil
     }
 

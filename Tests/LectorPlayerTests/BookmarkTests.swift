@@ -1,0 +1,80 @@
+import Foundation
+import LectorTestKit
+import XCTest
+
+/// Bookmarks survive a killed daemon; --from-start ignores them; a corrupt one is set aside.
+final class BookmarkTests: XCTestCase {
+    private static let wastelandIdentity = "code.google.com.epub-samples.wasteland-basic"
+
+    /// The bookmark file of the book with `identity`, and its decoded content.
+    private func bookmark(of identity: String, in fixture: PlayerFixture) -> (file: URL, chapter: Int, offset: Int)? {
+        let files = (try? FileManager.default.contentsOfDirectory(at: fixture.bookmarkDirectory, includingPropertiesForKeys: nil)) ?? []
+        for file in files where file.pathExtension == "json" {
+            guard let data = try? Data(contentsOf: file),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  object["bookIdentity"] as? String == identity,
+                  let chapter = (object["chapter"] as? NSNumber)?.intValue,
+                  let offset = (object["offset"] as? NSNumber)?.intValue else { continue }
+            return (file, chapter, offset)
+        }
+        return nil
+    }
+
+    func testResumeAfterKillFromStartAndCorruptBookmark() throws {
+        let book = try BookFixtures.require(BookFixtures.wasteland)
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+
+        // Chapter 2 for about 6 s.
+        let read = try fixture.cli("read", book.path, "--chapter", "2", "--from-start")
+        XCTAssertEqual(read.status, 0, "\(read)\(fixture.context)")
+        XCTAssertTrue(read.stdout.contains("The Waste Land, chapter 2: I. THE BURIAL OF THE DEAD"), read.stdout)
+        XCTAssertEqual(try fixture.trackNumber(), 2)
+        XCTAssertTrue(try poll(timeout: 15) { try fixture.position() >= 6_000_000 }, "chapter 2 did not play for 6 s\(fixture.context)")
+        let saved = try XCTUnwrap(bookmark(of: Self.wastelandIdentity, in: fixture),
+                                  "no bookmark after 6 s of playing (one is due every 5 s)\(fixture.context)")
+        XCTAssertEqual(saved.chapter, 1, "the bookmark's chapter (0-based)")
+        XCTAssertGreaterThan(saved.offset, 0, "the bookmark's offset")
+
+        // kill -9: no goodbye, only the periodic bookmark remains.
+        fixture.daemon.terminate(signal: SIGKILL, grace: 1)
+        XCTAssertTrue(try poll(timeout: 5) { try !fixture.session.busNameHasOwner(PlayerFixture.mprisName) })
+        try fixture.startDaemon()
+
+        var since = Date()
+        let resume = try fixture.cli("read", book.path)
+        XCTAssertEqual(resume.status, 0, "\(resume)\(fixture.context)")
+        XCTAssertEqual(try fixture.trackNumber(), 2, "resumes in the bookmarked chapter\(fixture.context)")
+        let position = try fixture.position()
+        XCTAssertGreaterThan(position, 3_000_000, "resumed at \(position) µs: the bookmark was older than 5 s\(fixture.context)")
+        XCTAssertLessThan(position, 9_000_000, "resumed past where it was killed")
+        let seeked = try XCTUnwrap(fixture.waitForSignal("Seeked", since: since, timeout: 2), "no Seeked for the resume\(fixture.context)")
+        let seekedTo = Int64(seeked.arguments.first ?? "") ?? -1
+        XCTAssertEqual(Double(seekedTo) / 1e6, Double(position) / 1e6, accuracy: 1.5, "Seeked \(seeked.raw) vs Position \(position)")
+        XCTAssertNotNil(fixture.sound(after: since, timeout: 5), "not heard after the resume\(fixture.context)")
+
+        // --from-start: chapter 1 at 0.
+        let fromStart = try fixture.cli("read", book.path, "--from-start")
+        XCTAssertEqual(fromStart.status, 0, "\(fromStart)")
+        XCTAssertEqual(try fixture.trackNumber(), 1, "--from-start\(fixture.context)")
+        XCTAssertLessThan(try fixture.position(), 1_500_000, "--from-start starts at 0")
+
+        // Another book replaces it: the Waste Land's bookmark is written (chapter 1 now) and left alone.
+        let other = try TextBooks.write(TextBooks.threeShortChapters, named: "other.txt", in: fixture.session.directory)
+        try fixture.open(other)
+        XCTAssertTrue(poll(timeout: 3) { bookmark(of: Self.wastelandIdentity, in: fixture)?.chapter == 0 },
+                      "the bookmark of the replaced book was not written\(fixture.context)")
+        let file = try XCTUnwrap(bookmark(of: Self.wastelandIdentity, in: fixture)?.file)
+        try Data("{ this is not a bookmark \u{0}\u{1}".utf8).write(to: file)
+
+        since = Date()
+        let corrupt = try fixture.cli("read", book.path)
+        XCTAssertEqual(corrupt.status, 0, "a corrupt bookmark must not stop the book from opening: \(corrupt)\(fixture.context)")
+        XCTAssertEqual(try fixture.trackNumber(), 1, "a corrupt bookmark: from the start")
+        XCTAssertLessThan(try fixture.position(), 1_500_000, "a corrupt bookmark: from the start")
+        let names = try FileManager.default.contentsOfDirectory(atPath: fixture.bookmarkDirectory.path)
+        XCTAssertTrue(names.contains { $0.hasPrefix(file.deletingPathExtension().lastPathComponent) && $0.contains(".corrupt-") },
+                      "the corrupt bookmark was not set aside: \(names)")
+        XCTAssertNotNil(fixture.sound(after: since, timeout: 5), fixture.context)
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import LectorTestKit
+import XCTest
+
+/// Volume, chapter changes seen by followers, opening (good and bad books), SpeakingRange, the CLI.
+final class NarrationTests: SharedDaemonTestCase {
+    /// Volume of the sink input whose properties contain `media.name = "<name>"`, from `pactl list sink-inputs`.
+    private func sinkInputVolume(named name: String) throws -> (volume: Int, role: String?)? {
+        let result = try fixture.session.run("pactl", ["list", "sink-inputs"], timeout: 5)
+        guard result.succeeded else { throw FixtureError("pactl list sink-inputs: \(result)") }
+        for block in result.stdout.components(separatedBy: "Sink Input #").dropFirst()
+        where block.contains("media.name = \"\(name)\"") {
+            guard let volume = PlayerFixture.capture(#"Volume: [a-z-]+: +([0-9]+) /"#, in: block).flatMap(Int.init) else {
+                throw FixtureError("no volume in \(block)")
+            }
+            return (volume, PlayerFixture.capture(#"media\.role = "([^"]*)""#, in: block))
+        }
+        return nil
+    }
+
+    func testVolumeSetsTheNarrationStreamVolume() throws {
+        let book = try BookFixtures.require(BookFixtures.wasteland)
+        try fixture.openAndHear(book, chapter: 1)
+        let before = try XCTUnwrap(try sinkInputVolume(named: "Lector narration"), "no narration sink input")
+        XCTAssertEqual(before.role, "music", "the narration stream's media.role")
+        XCTAssertEqual(before.volume, 65536, "full volume before")
+        let speechBefore = try sinkInputVolume(named: "Lector speech")?.volume
+
+        let since = Date()
+        XCTAssertTrue(try fixture.playerctl("volume", "0.5").succeeded)
+        XCTAssertEqual(try fixture.double("Volume"), 0.5, accuracy: 0.0001)
+        XCTAssertEqual(Double(try fixture.playerctl("volume").stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1,
+                       0.5, accuracy: 0.0001)
+        XCTAssertNotNil(fixture.waitForChange("Volume", since: since, timeout: 2) { $0 == "0.5" }, fixture.context)
+        var after = before.volume
+        XCTAssertTrue(try poll(timeout: 2) {
+            after = try sinkInputVolume(named: "Lector narration")?.volume ?? -1
+            return after < 65536 && after > 0
+        }, "narration sink input volume stayed \(after)\(fixture.context)")
+        XCTAssertEqual(try sinkInputVolume(named: "Lector speech")?.volume, speechBefore, "the speech stream is not the book's")
+        XCTAssertEqual(try fixture.status(), "Playing")
+        XCTAssertNotNil(fixture.sound(after: Date(), timeout: 2), "still heard at half volume")
+
+        XCTAssertTrue(try fixture.playerctl("volume", "1").succeeded)
+        XCTAssertTrue(try poll(timeout: 2) { try sinkInputVolume(named: "Lector narration")?.volume == 65536 },
+                      "volume 1 did not restore the stream volume")
+    }
+
+    func testFollowersSeeChapterChangesByNextAndByTheEndOfAChapter() throws {
+        let wasteland = try BookFixtures.require(BookFixtures.wasteland)
+        try fixture.openAndHear(wasteland, chapter: 0)
+        let follow = try fixture.session.spawn("playerctl", ["-p", "lector", "metadata", "--follow", "--format",
+                                                             "{{xesam:trackNumber}} {{xesam:title}}"])
+        defer { follow.terminate(grace: 1) }
+        func lines() -> [String] { follow.standardOutput.split(separator: "\n").map(String.init) }
+        XCTAssertTrue(poll(timeout: 5) { lines().contains("1 The Waste Land") }, "follow printed \(follow.output)")
+
+        XCTAssertTrue(try fixture.playerctl("next").succeeded)
+        XCTAssertTrue(poll(timeout: 3) { lines().last == "2 I. THE BURIAL OF THE DEAD" },
+                      "follow after next printed \(lines())\(fixture.context)")
+
+        // A text book of short chapters: the first one ends by itself and the second follows.
+        let book = try TextBooks.write(TextBooks.threeShortChapters, named: "three.txt", in: fixture.session.directory)
+        let opened = try fixture.openAndHear(book)
+        XCTAssertEqual(try fixture.trackNumber(), 1)
+        XCTAssertTrue(poll(timeout: 3) { lines().last == "1 Chapter 1" }, "follow printed \(lines())")
+        let change = try XCTUnwrap(fixture.waitForChange("Metadata", since: opened, timeout: 15) { $0.contains("'xesam:trackNumber': <2>") },
+                                   "chapter 1 never ended into chapter 2\(fixture.context)")
+        XCTAssertTrue(poll(timeout: 3) { lines().contains("2 Chapter 2") }, "follow printed \(lines())")
+        XCTAssertEqual(try fixture.status(), "Playing", "the next chapter plays on")
+        XCTAssertNotNil(fixture.sound(after: change.receivedAt.addingTimeInterval(0.1), timeout: 3),
+                        "nothing heard of chapter 2\(fixture.context)")
+        XCTAssertTrue(fixture.signals("Seeked", since: opened).isEmpty, "a chapter end is not a Seeked")
+        XCTAssertTrue(follow.isRunning, follow.output)
+    }
+
+    func testTheLastChapterEndsTheBookAndPlayStartsItOver() throws {
+        let book = try TextBooks.write(TextBooks.threeShortChapters.map { $0 + " Again." }, named: "end.txt",
+                                       in: fixture.session.directory)
+        let opened = try fixture.openAndHear(book, chapter: 2)
+        XCTAssertTrue(try poll(timeout: 15) { try fixture.status() == "Stopped" }, "the last chapter never ended\(fixture.context)")
+        XCTAssertNotNil(fixture.waitForChange("PlaybackStatus", since: opened, timeout: 1) { $0 == "'Stopped'" }, fixture.context)
+        XCTAssertEqual(try fixture.trackNumber(), 3)
+        XCTAssertTrue(fixture.recording.waitForSilence(quiet: 0.5, timeout: 3))
+        let since = Date()
+        XCTAssertTrue(try fixture.playerctl("play").succeeded)
+        XCTAssertTrue(try poll(timeout: 3) { try fixture.trackNumber() == 1 }, "Play after the end starts the book over")
+        XCTAssertNotNil(fixture.sound(after: since, timeout: 3), fixture.context)
+    }
+
+    func testOpenUriPlaysAndBadBooksAreRefusedWithoutDisturbingTheBookBeingRead() throws {
+        let book = try BookFixtures.require(BookFixtures.childrensLiterature)
+        let directory = fixture.session.directory.appendingPathComponent("bad", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+
+        let since = Date()
+        let open = try fixture.playerctl("open", book.absoluteString)
+        XCTAssertTrue(open.succeeded, "\(open)")
+        XCTAssertTrue(try poll(timeout: 10) { try fixture.status() == "Playing" }, "OpenUri did not play\(fixture.context)")
+        XCTAssertNotNil(fixture.sound(after: since, timeout: 5), "OpenUri: not heard\(fixture.context)")
+        XCTAssertEqual(try fixture.metadata()["xesam:album"]?.data as? String, "Children's Literature")
+        let trackID = try fixture.trackID()
+
+        let http = try fixture.call(PlayerFixture.player, "OpenUri", [PlayerFixture.quoted("http://example.com/x.epub")])
+        fixture.assertError(http, "InvalidArgument", "OpenUri http://")
+
+        let missing = directory.appendingPathComponent("missing.epub")
+        fixture.assertError(try fixture.openCall(missing.absoluteString), "NotFound", "Open of a missing file")
+
+        let random = directory.appendingPathComponent("random.epub")
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: random)
+        let truncated = directory.appendingPathComponent("truncated.epub")
+        let whole = try Data(contentsOf: try BookFixtures.require(BookFixtures.wasteland))
+        try whole.prefix(whole.count / 2).write(to: truncated)
+        let empty = directory.appendingPathComponent("empty.txt")
+        try Data().write(to: empty)
+
+        for bad in [directory, random, truncated, empty] {
+            let called = Date()
+            let result = try fixture.openCall(bad.absoluteString)
+            fixture.assertError(result, "BadBook", "Open of \(bad.lastPathComponent)")
+            XCTAssertTrue(result.stderr.contains(bad.path), "the message must name the file: \(result.stderr)")
+            XCTAssertEqual(try fixture.status(), "Playing", "after Open of \(bad.lastPathComponent)\(fixture.context)")
+            XCTAssertEqual(try fixture.trackID(), trackID, "after Open of \(bad.lastPathComponent)")
+            XCTAssertNotNil(fixture.sound(after: called.addingTimeInterval(0.2), timeout: 3),
+                            "silent after Open of \(bad.lastPathComponent)\(fixture.context)")
+        }
+        XCTAssertTrue(fixture.daemon.isRunning, fixture.context)
+    }
+
+    // MARK: - SpeakingRange
+
+    /// The chapter text and the SpeakingRange signals of that chapter heard after `since`, once
+    /// `count` of them arrived.
+    private func speakingRanges(chapter: Int, since: Date, count: Int,
+                                timeout: TimeInterval = 15) throws -> (text: [Unicode.Scalar], trackID: String, ranges: [(Int, Int)]) {
+        let answer = try fixture.busctl(["--json=short", "call", PlayerFixture.mprisName, PlayerFixture.narratorPath,
+                                         PlayerFixture.narrator, "GetChapterText", "u", String(chapter)])
+        XCTAssertTrue(answer.succeeded, "\(answer)")
+        let decoded = try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any]
+        let data = try XCTUnwrap(decoded?["data"] as? [Any], answer.stdout)
+        let trackID = try XCTUnwrap(data.first as? String), text = try XCTUnwrap(data.last as? String)
+        XCTAssertEqual(try fixture.trackID(), trackID, "GetChapterText's track id is the current track's")
+        let signals = { self.fixture.signals("SpeakingRange", since: since).filter { $0.arguments.first == trackID } }
+        _ = poll(timeout: timeout) { signals().count >= count }
+        let ranges = signals().compactMap { signal -> (Int, Int)? in
+            guard signal.arguments.count == 3, let start = Int(signal.arguments[1]), let length = Int(signal.arguments[2]) else {
+                XCTFail("malformed SpeakingRange \(signal.raw)")
+                return nil
+            }
+            return (start, length)
+        }
+        XCTAssertGreaterThanOrEqual(ranges.count, count, "SpeakingRange of \(trackID)\(fixture.context)")
+        let others = fixture.signals("SpeakingRange", since: since).filter { $0.arguments.first != trackID }
+        XCTAssertTrue(others.isEmpty, "SpeakingRange with another track id: \(others.prefix(3))")
+        return (Array(text.unicodeScalars), trackID, ranges)
+    }
+
+    /// Asserts every range cuts a whole word out of `text`, in increasing order; returns the words.
+    @discardableResult
+    private func assertWholeWords(_ ranges: [(Int, Int)], in text: [Unicode.Scalar],
+                                  file: StaticString = #filePath, line: UInt = #line) -> [String] {
+        func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "'"
+        }
+        var words: [String] = []
+        var previous = -1
+        for (start, length) in ranges {
+            guard start >= 0, length > 0, start + length <= text.count else {
+                XCTFail("range (\(start), \(length)) outside the \(text.count) scalars of the chapter", file: file, line: line)
+                continue
+            }
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: text[start..<(start + length)])
+            let word = String(view)
+            words.append(word)
+            let whole = text[start..<(start + length)].allSatisfy(isWordScalar)
+                && (start == 0 || !isWordScalar(text[start - 1]))
+                && (start + length == text.count || !isWordScalar(text[start + length]))
+            XCTAssertTrue(whole, "range (\(start), \(length)) cuts \"\(word)\", not a whole word", file: file, line: line)
+            XCTAssertGreaterThan(start, previous, "ranges out of order at (\(start), \(length))", file: file, line: line)
+            previous = start
+        }
+        return words
+    }
+
+    func testSpeakingRangeCarriesTheTrackAndCutsWordsOfTheChapterText() throws {
+        let bodies = ["A first chapter that is read only in passing.",
+                      "The second chapter has plain words that the listener hears one after another in this order."]
+        let book = try TextBooks.write(bodies, named: "ranges.txt", in: fixture.session.directory)
+        let since = try fixture.openAndHear(book, chapter: 1)
+        let (text, _, ranges) = try speakingRanges(chapter: 1, since: since, count: 12)
+        let words = assertWholeWords(ranges, in: text)
+
+        // Consecutive words of the chapter from its first word on: nothing skipped, nothing repeated.
+        let expected = String(String.UnicodeScalarView(text))
+            .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+        XCTAssertEqual(Array(words.prefix(12)), Array(expected.prefix(12)), "heard words vs the chapter's words")
+        XCTAssertEqual(expected.first, "Chapter", "GetChapterText starts with the chapter heading")
+    }
+
+    /// espeak-ng reports the word after "From" one character after "From" starts ("rom " instead of
+    /// "which"); the Wasteland's second part has the line. The range must still cut "which".
+    func testSpeakingRangeAfterFromCutsTheNextWord() throws {
+        let bodies = ["Held up by standards wrought with fruited vines. From which a golden Cupidon peeped out."]
+        let book = try TextBooks.write(bodies, named: "fromwhich.txt", in: fixture.session.directory)
+        let since = try fixture.openAndHear(book)
+        let (text, _, ranges) = try speakingRanges(chapter: 0, since: since, count: 15)
+        let words = assertWholeWords(ranges, in: text)
+        XCTAssertTrue(words.contains("which"), "heard: \(words)")
+    }
+
+    // MARK: - CLI
+
+    func testStatusPrintsTheBookAndFollowPrintsPlainLines() throws {
+        let book = try BookFixtures.require(BookFixtures.wasteland)
+        try fixture.openAndHear(book, chapter: 1)
+
+        let status = try fixture.cli("status")
+        XCTAssertEqual(status.status, 0, "\(status)")
+        XCTAssertTrue(status.stdout.contains("Book:     The Waste Land"), status.stdout)
+        XCTAssertTrue(status.stdout.contains("Author:   T.S. Eliot"), status.stdout)
+        XCTAssertTrue(status.stdout.contains("Chapter:  2 I. THE BURIAL OF THE DEAD"), status.stdout)
+        XCTAssertNotNil(status.stdout.range(of: #"Position: [0-9]+:[0-5][0-9] of [0-9]+:[0-5][0-9] \(Playing\)"#,
+                                            options: .regularExpression), status.stdout)
+
+        let follow = try fixture.session.spawn(fixture.lector, ["status", "--follow"])
+        defer { follow.terminate(grace: 1) }
+        func lines() -> [String] { follow.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        let first = #"^playing chapter 2 "I\. THE BURIAL OF THE DEAD" [0-9]+:[0-5][0-9]/[0-9]+:[0-5][0-9]$"#
+        XCTAssertTrue(poll(timeout: 5) { lines().contains { $0.range(of: first, options: .regularExpression) != nil } },
+                      "status --follow printed \(follow.output)")
+        XCTAssertFalse(follow.standardOutput.contains("\u{1B}"), "escape codes when stdout is not a terminal")
+        XCTAssertFalse(follow.standardOutput.contains("\r"), "carriage returns when stdout is not a terminal")
+
+        XCTAssertTrue(try fixture.playerctl("next").succeeded)
+        let second = #"^playing chapter 3 "II\. A GAME OF CHESS" 0:0[0-9]/[0-9]+:[0-5][0-9]$"#
+        XCTAssertTrue(poll(timeout: 4) { lines().contains { $0.range(of: second, options: .regularExpression) != nil } },
+                      "status --follow after next printed \(follow.output)")
+        XCTAssertTrue(follow.isRunning, follow.output)
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class PlayerPlaceholderTests: XCTestCase { func testNothing() {} }
