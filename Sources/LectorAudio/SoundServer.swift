@@ -53,7 +53,8 @@ public final class SoundServer {
         pa_context_set_state_callback(context, { context, userdata in
             Unmanaged<SoundServer>.fromOpaque(userdata!).takeUnretainedValue().stateChanged(context!)
         }, Unmanaged.passUnretained(self).toOpaque())
-        if pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+        // A synchronous failure may already have run stateChanged → fail(), which released the context.
+        if pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0, current == context {
             fail(String(cString: pa_strerror(pa_context_errno(context))))
         }
     }

@@ -29,9 +29,13 @@ public struct Book: Sendable {
     /// How a plain-text file was decoded (nil for EPUB, whose documents declare their own).
     public var textEncoding: TextEncoding?
     public var sourceURL: URL
+    /// Everything forgiven while reading the book: the outline's warnings and every chapter's,
+    /// each once.
+    public var warnings: [String]
 
     public init(identity: String, title: String, authors: [String], language: String?, cover: BookCover?,
-                chapters: [Chapter], format: BookFormat, textEncoding: TextEncoding?, sourceURL: URL) {
+                chapters: [Chapter], format: BookFormat, textEncoding: TextEncoding?, sourceURL: URL,
+                warnings: [String] = []) {
         self.identity = identity
         self.title = title
         self.authors = authors
@@ -41,6 +45,7 @@ public struct Book: Sendable {
         self.format = format
         self.textEncoding = textEncoding
         self.sourceURL = sourceURL
+        self.warnings = warnings
     }
 
     /// Opens `url` and parses everything: metadata, cover and every chapter's text.

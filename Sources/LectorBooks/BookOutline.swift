@@ -26,10 +26,16 @@ public struct BookOutline: Sendable {
     public let format: BookFormat
     public let textEncoding: TextEncoding?
     public let chapters: [ChapterEntry]
+    /// What had to be forgiven while opening, one line each for a log: content documents that
+    /// are not well-formed XML and were read leniently (see `Chapter.warnings`). Documents are
+    /// parsed lazily, so a broken one that opening did not need shows up only in the warnings of
+    /// the chapters read from it.
+    public let warnings: [String]
     let source: any ChapterSource
 
     init(sourceURL: URL, identity: String, title: String, authors: [String], language: String?,
-         format: BookFormat, textEncoding: TextEncoding?, chapters: [ChapterEntry], source: any ChapterSource) {
+         format: BookFormat, textEncoding: TextEncoding?, chapters: [ChapterEntry], warnings: [String] = [],
+         source: any ChapterSource) {
         self.sourceURL = sourceURL
         self.identity = identity
         self.title = title
@@ -38,6 +44,7 @@ public struct BookOutline: Sendable {
         self.format = format
         self.textEncoding = textEncoding
         self.chapters = chapters
+        self.warnings = warnings
         self.source = source
     }
 
@@ -73,7 +80,10 @@ public struct BookOutline: Sendable {
             loaded.append(try loadChapter(entry.index))
         }
         guard loaded.contains(where: { !$0.sourceMap.isEmpty }) else { throw .emptyBook(file: sourceURL) }
+        var allWarnings = warnings
+        for warning in loaded.flatMap(\.warnings) where !allWarnings.contains(warning) { allWarnings.append(warning) }
         return Book(identity: identity, title: title, authors: authors, language: language, cover: try loadCover(),
-                    chapters: loaded, format: format, textEncoding: textEncoding, sourceURL: sourceURL)
+                    chapters: loaded, format: format, textEncoding: textEncoding, sourceURL: sourceURL,
+                    warnings: allWarnings)
     }
 }

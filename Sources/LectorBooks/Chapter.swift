@@ -19,12 +19,18 @@ public struct Chapter: Sendable, Equatable {
     /// that joins two documents, or a title spoken for a chapter with no text of its own) maps
     /// to nothing.
     public var sourceMap: [SourceSpan]
+    /// What had to be forgiven to read this chapter, one line each for a log, e.g. "OEBPS/metadata.xhtml
+    /// is not well-formed XML at line 17 (a name was expected …); read leniently as HTML". Empty
+    /// for a clean book. The text is still the best reading of the document; a listener may hear
+    /// a stray word where the markup was ambiguous.
+    public var warnings: [String]
 
-    public init(index: Int, title: String, text: String, sourceMap: [SourceSpan]) {
+    public init(index: Int, title: String, text: String, sourceMap: [SourceSpan], warnings: [String] = []) {
         self.index = index
         self.title = title
         self.text = text
         self.sourceMap = sourceMap
+        self.warnings = warnings
     }
 
     /// The stretch of `text` a span covers, for checking or showing it.

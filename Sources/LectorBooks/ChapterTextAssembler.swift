@@ -3,7 +3,8 @@
 /// Each piece is trimmed of the blank lines around it; pieces are joined by a blank line; every
 /// document segment the chapter covers becomes a `SourceSpan`, clipped to the chapter. A chapter
 /// whose pieces hold no text at all (a "Part One" entry pointing at an empty page) speaks its
-/// title instead, so no track is silent; its source map is then empty.
+/// title instead, so no track is silent; its source map is then empty. The warnings of the
+/// documents the pieces come from (see `DocumentText.warning`) become the chapter's.
 ///
 ///     let chapter = ChapterTextAssembler.chapter(index: 1, title: "II. A GAME OF CHESS",
 ///                                                pieces: [.init(document: doc, range: 5120..<9800)])
@@ -16,8 +17,10 @@ enum ChapterTextAssembler {
     static func chapter(index: Int, title: String, pieces: [Piece]) -> Chapter {
         var scalars: [Unicode.Scalar] = []
         var spans: [SourceSpan] = []
+        var warnings: [String] = []
         for piece in pieces {
             let document = piece.document
+            if let warning = document.warning, !warnings.contains(warning) { warnings.append(warning) }
             let range = document.trimmed(piece.range)
             guard !range.isEmpty else { continue }
             if !scalars.isEmpty { scalars.append(contentsOf: ["\n", "\n"]) }
@@ -45,7 +48,7 @@ enum ChapterTextAssembler {
         }
         var text = String.UnicodeScalarView()
         text.append(contentsOf: scalars)
-        return Chapter(index: index, title: title, text: String(text), sourceMap: spans)
+        return Chapter(index: index, title: title, text: String(text), sourceMap: spans, warnings: warnings)
     }
 
     /// Binary search: the first segment whose end is past `offset`.

@@ -16,11 +16,13 @@ struct EPUBChapterSource: ChapterSource {
     let extractionOptions: [String: XHTMLTextExtractor.Options]
     let coverLocation: CoverLocation?
     let manifest: [ManifestItem]
+    /// Warnings of every document parsed so far (opening reports them).
+    let warnings: WarningLog
     private let cache: DocumentCache
 
     init(archive: EPUBArchive, readingOrder: [String], chapters: [PlannedChapter],
          extractionOptions: [String: XHTMLTextExtractor.Options], coverLocation: CoverLocation?,
-         manifest: [ManifestItem], cache: DocumentCache = DocumentCache()) {
+         manifest: [ManifestItem], cache: DocumentCache = DocumentCache(), warnings: WarningLog = WarningLog()) {
         self.archive = archive
         self.readingOrder = readingOrder
         self.chapters = chapters
@@ -28,6 +30,7 @@ struct EPUBChapterSource: ChapterSource {
         self.coverLocation = coverLocation
         self.manifest = manifest
         self.cache = cache
+        self.warnings = warnings
     }
 
     /// The same archive, documents and cache with a different chapter list (used while opening,
@@ -35,7 +38,7 @@ struct EPUBChapterSource: ChapterSource {
     func replanned(_ chapters: [PlannedChapter]) -> EPUBChapterSource {
         EPUBChapterSource(archive: archive, readingOrder: readingOrder, chapters: chapters,
                           extractionOptions: extractionOptions, coverLocation: coverLocation,
-                          manifest: manifest, cache: cache)
+                          manifest: manifest, cache: cache, warnings: warnings)
     }
 
     var hasCover: Bool { coverLocation != nil }
@@ -60,8 +63,10 @@ struct EPUBChapterSource: ChapterSource {
         try cache.document(at: path, through: anchor) { (stopAt: String?) throws(BookError) -> DocumentText in
             var options = extractionOptions[path] ?? .init()
             options.stopAtAnchor = stopAt
-            return try XHTMLTextExtractor.extract(try archive.data(at: path), path: path, file: archive.file,
-                                                  options: options)
+            let document = try XHTMLTextExtractor.extract(try archive.data(at: path), path: path, file: archive.file,
+                                                          options: options)
+            warnings.record(document.warning)
+            return document
         }
     }
 
@@ -73,6 +78,7 @@ struct EPUBChapterSource: ChapterSource {
         options.stopAfterFirstHeading = true
         let probe = try XHTMLTextExtractor.extract(try archive.data(at: path), path: path, file: archive.file,
                                                    options: options)
+        warnings.record(probe.warning)
         return probe.headings.first?.text
     }
 
@@ -163,7 +169,8 @@ struct EPUBChapterSource: ChapterSource {
             return try image(at: path, mediaType: mediaType)
         case .page(let pagePath):
             guard archive.contains(pagePath) else { return nil }
-            let page = try MarkupElement.parse(try archive.data(at: pagePath), path: pagePath, file: archive.file)
+            let page = try MarkupElement.parse(try archive.data(at: pagePath), path: pagePath, file: archive.file,
+                                               lenient: true)
             let images = page.descendants("img").compactMap { $0.attribute("src") }
                 + page.descendants("image").compactMap { $0.attribute("href") }
             guard let href = images.first else { return nil }

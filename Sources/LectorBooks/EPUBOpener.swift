@@ -82,7 +82,7 @@ enum EPUBOpener {
             sourceURL: file, identity: identity, title: bookTitle, authors: package.authors,
             language: package.language, format: package.isEPUB3 ? .epub3 : .epub2, textEncoding: nil,
             chapters: chapters.enumerated().map { ChapterEntry(index: $0, title: $1.title, depth: $1.depth) },
-            source: source.replanned(chapters))
+            warnings: source.warnings.all, source: source.replanned(chapters))
     }
 
     private static func packageDocumentPath(_ archive: EPUBArchive) throws(BookError) -> String {

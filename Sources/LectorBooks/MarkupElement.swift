@@ -22,9 +22,26 @@ struct MarkupElement: Sendable {
         return String(qualified[qualified.index(after: colon)...])
     }
 
-    static func parse(_ data: Data, path: String, file: URL) throws(BookError) -> MarkupElement {
+    /// `lenient` is for content documents only (a cover page): when the XML is not well-formed,
+    /// the tree is built by `TagSoupParser` instead. The documents that describe the book stay
+    /// strict.
+    static func parse(_ data: Data, path: String, file: URL, lenient: Bool = false) throws(BookError) -> MarkupElement {
         let builder = MarkupTreeBuilder()
-        try XMLDocumentParsing.parse(data, path: path, file: file, delegate: builder)
+        do throws(BookError) {
+            try XMLDocumentParsing.parse(data, path: path, file: file, delegate: builder)
+        } catch {
+            guard lenient, case .brokenXML(_, _, let line, let reason) = error else { throw error }
+            let text: String
+            do throws(TagSoupParser.NotText) {
+                text = try TagSoupParser.decode(data)
+            } catch {
+                throw .brokenXML(file: file, path: path, line: line, reason: "not a text document: \(error.detected)")
+            }
+            let soup = MarkupTreeBuilder()
+            TagSoupParser.parse(text, handler: soup)
+            guard let root = soup.root else { throw .brokenXML(file: file, path: path, line: line, reason: reason) }
+            return root
+        }
         guard let root = builder.root else {
             throw .brokenXML(file: file, path: path, line: 1, reason: "the document is empty")
         }

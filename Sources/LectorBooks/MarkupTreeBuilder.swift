@@ -9,19 +9,42 @@ import FoundationXML
 ///     let builder = MarkupTreeBuilder()
 ///     try XMLDocumentParsing.parse(data, path: path, file: url, delegate: builder)
 ///     builder.root?.name  // "package"
-final class MarkupTreeBuilder: NSObject, XMLErrorRecording {
+final class MarkupTreeBuilder: NSObject, XMLErrorRecording, TagSoupHandler {
     private(set) var root: MarkupElement?
     private(set) var errorLog = XMLErrorLog()
     private var open: [MarkupElement] = []
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                 qualifiedName: String?, attributes: [String: String]) {
-        open.append(MarkupElement(qualifiedName: elementName, attributes: attributes, content: [],
-                                  line: parser.lineNumber))
+        startElement(elementName, attributes: attributes, line: parser.lineNumber)
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
                 qualifiedName: String?) {
+        endElement(elementName, line: parser.lineNumber)
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        characters(string, line: parser.lineNumber)
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        errorLog.record(parseError, line: parser.lineNumber)
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        characters(String(decoding: CDATABlock, as: UTF8.self), line: parser.lineNumber)
+    }
+
+    // MARK: Either parser's events (TagSoupParser calls these directly)
+
+    var stoppedOnPurpose: Bool { false }
+
+    func startElement(_ qualifiedName: String, attributes: [String: String], line: Int) {
+        open.append(MarkupElement(qualifiedName: qualifiedName, attributes: attributes, content: [], line: line))
+    }
+
+    func endElement(_ qualifiedName: String, line: Int) {
         guard let element = open.popLast() else { return }
         if open.isEmpty {
             root = element
@@ -30,20 +53,12 @@ final class MarkupTreeBuilder: NSObject, XMLErrorRecording {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
+    func characters(_ string: String, line: Int) {
         guard !open.isEmpty else { return }
         if case .text(let previous)? = open[open.count - 1].content.last {
             open[open.count - 1].content[open[open.count - 1].content.count - 1] = .text(previous + string)
         } else {
             open[open.count - 1].content.append(.text(string))
         }
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
-        errorLog.record(parseError, line: parser.lineNumber)
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        self.parser(parser, foundCharacters: String(decoding: CDATABlock, as: UTF8.self))
     }
 }

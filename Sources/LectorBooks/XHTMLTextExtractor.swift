@@ -24,7 +24,7 @@ import FoundationXML
 ///
 ///     let text = try XHTMLTextExtractor.extract(data, path: "EPUB/c1.xhtml", file: url, options: .init())
 ///     text.string(in: 0..<text.count)   // "Chapter One.\n\nIt was a dark and stormy night."
-final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
+final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
     struct Options: Sendable {
         /// Fragment ids the table of contents points at in this document.
         var targetedIDs: Set<String> = []
@@ -38,15 +38,50 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
         var stopAtAnchor: String?
     }
 
+    /// Parses `data` as XML; when it is not well-formed, reads it again with `TagSoupParser`,
+    /// which forgives what sloppy books do (a raw `<name@host>`, a `<b>` closed by `</p>`, an
+    /// unknown entity, a truncated file), and says so in `DocumentText.warning`. Only data that
+    /// is not text at all (NUL bytes, mostly control characters) is still refused as `brokenXML`.
     static func extract(_ data: Data, path: String, file: URL, options: Options) throws(BookError) -> DocumentText {
+        do throws(BookError) {
+            return try extractStrictly(data, path: path, file: file, options: options)
+        } catch {
+            guard case .brokenXML(_, _, let line, let reason) = error else { throw error }
+            let text: String
+            do throws(TagSoupParser.NotText) {
+                text = try TagSoupParser.decode(data)
+            } catch {
+                throw .brokenXML(file: file, path: path, line: line, reason: "not a text document: \(error.detected)")
+            }
+            var document = extractLeniently(text, path: path, options: options)
+            document.warning = "\(path) is not well-formed XML at line \(line) (\(reason)); read leniently as HTML"
+            return document
+        }
+    }
+
+    /// The XML reading alone: `brokenXML` for any well-formedness error.
+    static func extractStrictly(_ data: Data, path: String, file: URL,
+                                options: Options) throws(BookError) -> DocumentText {
         let extractor = XHTMLTextExtractor(options: options)
         try XMLDocumentParsing.parse(data, path: path, file: file, delegate: extractor,
                                      stoppedOnPurpose: { extractor.stoppedOnPurpose })
-        extractor.builder.finish(pause: !extractor.stoppedOnPurpose)
-        let title = extractor.titleText.map(Self.collapsed).flatMap { $0.isEmpty ? nil : $0 }
-        return DocumentText(path: path, scalars: extractor.builder.scalars, segments: extractor.builder.segments,
-                            anchors: extractor.builder.anchors, headings: extractor.headings, title: title,
-                            isComplete: !extractor.stoppedOnPurpose)
+        return extractor.finished(path: path)
+    }
+
+    /// The tag-soup reading alone, of already decoded text; the same rules, so a well-formed
+    /// document reads the same either way.
+    static func extractLeniently(_ text: String, path: String, options: Options) -> DocumentText {
+        let extractor = XHTMLTextExtractor(options: options)
+        TagSoupParser.parse(text, handler: extractor)
+        return extractor.finished(path: path)
+    }
+
+    private func finished(path: String) -> DocumentText {
+        builder.finish(pause: !stoppedOnPurpose)
+        let title = titleText.map(Self.collapsed).flatMap { $0.isEmpty ? nil : $0 }
+        return AddressBrackets.removed(from: DocumentText(
+            path: path, scalars: builder.scalars, segments: builder.segments, anchors: builder.anchors,
+            headings: headings, title: title, isComplete: !stoppedOnPurpose))
     }
 
     static let paragraphBlocks: Set<String> = [
@@ -97,18 +132,66 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
     private var headings: [DocumentHeading] = []
     private var titleText: String?
     private var preDepth = 0
-    private var stoppedOnPurpose = false
+    private(set) var stoppedOnPurpose = false
     private(set) var errorLog = XMLErrorLog()
+    /// The XML parser, while one drives this extractor, so `stop()` can abort it.
     private weak var parser: XMLParser?
+    /// The source line of what is being handled, for the source map.
+    private var line = 1
 
     private init(options: Options) {
         self.options = options
     }
 
+    // MARK: XMLParser events
+
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                 qualifiedName: String?, attributes: [String: String]) {
-        guard !stoppedOnPurpose else { return }
         self.parser = parser
+        line = parser.lineNumber
+        startElement(elementName, attributes: attributes)
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+                qualifiedName: String?) {
+        line = parser.lineNumber
+        endElement(elementName)
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        line = parser.lineNumber
+        characters(string)
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        if !stoppedOnPurpose { errorLog.record(parseError, line: parser.lineNumber) }
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        self.parser(parser, foundCharacters: String(decoding: CDATABlock, as: UTF8.self))
+    }
+
+    // MARK: TagSoupParser events
+
+    func startElement(_ qualifiedName: String, attributes: [String: String], line: Int) {
+        self.line = line
+        startElement(qualifiedName, attributes: attributes)
+    }
+
+    func endElement(_ qualifiedName: String, line: Int) {
+        self.line = line
+        endElement(qualifiedName)
+    }
+
+    func characters(_ text: String, line: Int) {
+        self.line = line
+        characters(text)
+    }
+
+    // MARK: Either parser's events
+
+    private func startElement(_ elementName: String, attributes: [String: String]) {
+        guard !stoppedOnPurpose else { return }
         let name = MarkupElement.localName(elementName).lowercased()
         let siblingIndex = (frames[frames.count - 1].childCounts[name] ?? 0) + 1
         frames[frames.count - 1].childCounts[name] = siblingIndex
@@ -117,7 +200,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
         if let id = attributes["id"] ?? attributes["xml:id"] ?? (name == "a" ? attributes["name"] : nil) {
             builder.markAnchor(id)
             if id == options.stopAtAnchor {
-                stop(parser)
+                stop()
                 return
             }
         }
@@ -165,8 +248,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
         frames.append(frame)
     }
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?) {
+    private func endElement(_ elementName: String) {
         guard !stoppedOnPurpose, frames.count > 1 else { return }
         let frame = frames.removeLast()
         if frame.allowsNotes { notesAllowedDepth -= 1 }
@@ -187,15 +269,15 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
             let text = Self.collapsed(String(spoken))
             if !text.isEmpty { headings.append(DocumentHeading(offset: headingOffset(from: start), text: text)) }
             headingStart = nil
-            if options.stopAfterFirstHeading, !text.isEmpty { stop(parser) }
+            if options.stopAfterFirstHeading, !text.isEmpty { stop() }
         }
         if frame.isBlock {
             builder.endBlock(Self.lineBlocks.contains(frame.name) ? .line : .paragraph)
         }
-        if options.stopAfterFirstHeading, builder.scalars.count > 4000 { stop(parser) }
+        if options.stopAfterFirstHeading, builder.scalars.count > 4000 { stop() }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
+    private func characters(_ string: String) {
         guard !stoppedOnPurpose else { return }
         if frames[frames.count - 1].collectsTitle {
             titleText = (titleText ?? "") + string
@@ -203,14 +285,6 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
         }
         guard skipDepth == 0 else { return }
         emit(string)
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
-        if !stoppedOnPurpose { errorLog.record(parseError, line: parser.lineNumber) }
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        self.parser(parser, foundCharacters: String(decoding: CDATABlock, as: UTF8.self))
     }
 
     private func emit(_ text: String) {
@@ -238,7 +312,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
     }
 
     private func origin() -> SpeakableTextBuilder.Origin {
-        let line = parser?.lineNumber ?? 1
+        let line = self.line
         guard frames.count > 1 else { return .init(elementPath: nil, line: line) }
         let blockIndex = max(1, frames.lastIndex { $0.isBlock } ?? 1)
         return .init(elementPath: "/" + frames[1...blockIndex].map(\.pathComponent).joined(separator: "/"), line: line)
@@ -250,9 +324,9 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording {
         return offset
     }
 
-    private func stop(_ parser: XMLParser) {
+    private func stop() {
         stoppedOnPurpose = true
-        parser.abortParsing()
+        parser?.abortParsing()
     }
 
     private func shouldSkip(_ name: String, _ attributes: [String: String], frame: inout Frame) -> Bool {

@@ -2,8 +2,9 @@
 /// lowercase, dash-separated form espeak-ng lists its languages in.
 public enum LanguageTag {
     /// Loose BCP 47 shape: a 2..8 letter primary subtag, then 1..8 alphanumeric subtags.
+    /// `_` counts as `-`, as in POSIX locales (`pt_BR`).
     public static func isWellFormed(_ tag: String) -> Bool {
-        let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
+        let parts = normalized(tag).split(separator: "-", omittingEmptySubsequences: false)
         guard let first = parts.first, (2...8).contains(first.count),
               first.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
         return parts.dropFirst().allSatisfy { part in

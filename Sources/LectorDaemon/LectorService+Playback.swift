@@ -126,7 +126,7 @@ extension LectorService {
         }
         let ahead = max(0, next - stream.currentHeardFrame())
         // The estimate is only as fresh as the last timing reply: ask again at least every 200 ms.
-        markerTimer.schedule(after: min(UInt64(ahead) * 1_000_000 / UInt64(stream.sampleRate) + 1_000, Self.longestTimingGap))
+        markerTimer.schedule(noLaterThan: min(UInt64(ahead) * 1_000_000 / UInt64(stream.sampleRate) + 1_000, Self.longestTimingGap))
     }
 
     /// Asks the server where playback is, then announces everything heard by now.
@@ -164,8 +164,8 @@ extension LectorService {
         case .unavailable(let reason):
             Journal.log(.warning, "sound server unavailable: \(reason); retrying",
                         fields: ["LECTOR_ERROR": "SoundServerUnavailable"])
+            cancelAll(reason: .failed)   // before dropping the stream: stop() returns its FIFO to the mailbox
             stream = nil
-            cancelAll(reason: .failed)
             narrator.pause()
             narrator.stream = nil
         case .connecting:
@@ -174,6 +174,14 @@ extension LectorService {
     }
 
     /// The narrator's own stream: `media.role=music`, so it is treated as the book it is.
+    /// Reopens whichever stream is missing (a failed stream waits `streamRetrySeconds`, so a
+    /// server without a sink costs one attempt a second, not a busy loop).
+    func reopenMissingStreams() {
+        guard soundServer?.state == .ready else { return }
+        if stream == nil { openStream() }
+        if narrator.stream == nil { openNarrationStream() }
+    }
+
     private func openNarrationStream() {
         guard let context = soundServer.context else { return }
         var properties = Self.streamProperties
@@ -189,10 +197,10 @@ extension LectorService {
                     self.narrator.feed()
                 case .failed:
                     guard self.narrator.stream === stream else { return }
-                    Journal.log(.warning, "narration stream failed; opening a new one")
+                    Journal.log(.warning, "narration stream failed; opening a new one in \(Self.streamRetrySeconds) s")
                     self.narrator.pause()
                     self.narrator.stream = nil
-                    self.openNarrationStream()
+                    self.streamRetry.schedule(noLaterThan: Self.streamRetrySeconds * 1_000_000)
                 case .connecting: break
                 }
             }
@@ -213,10 +221,10 @@ extension LectorService {
                 case .ready: self.startNext()
                 case .failed:
                     guard self.stream === stream else { return }
-                    Journal.log(.warning, "playback stream failed; opening a new one")
+                    Journal.log(.warning, "playback stream failed; opening a new one in \(Self.streamRetrySeconds) s")
+                    self.endCurrent(.failed)   // before dropping the stream, as above
                     self.stream = nil
-                    self.endCurrent(.failed)
-                    self.openStream()
+                    self.streamRetry.schedule(noLaterThan: Self.streamRetrySeconds * 1_000_000)
                 case .connecting: break
                 }
             }

@@ -40,6 +40,8 @@ public final class LectorService {
     /// The latest Open wins: results of older ones are dropped.
     var openGeneration = 0
     var bookmarkTimer: EventSource!
+    var streamRetry: EventSource!
+    static let streamRetrySeconds: UInt64 = 1
     /// Seconds between bookmark saves while narrating (a kill -9 loses at most this much).
     static let bookmarkSeconds: UInt64 = 5
     /// Microseconds between timing queries at most while speech events are pending.
@@ -67,6 +69,7 @@ public final class LectorService {
 
         markerTimer = try loop.timer { [unowned self] in self.checkHeard() }
         inbox = try LoopInbox(loop: loop)
+        streamRetry = try loop.timer { [unowned self] in self.reopenMissingStreams() }
         narrator = try Narrator(loop: loop, engine: engine, allocateJob: { [unowned self] in
             defer { self.nextJob += 1 }
             return self.nextJob

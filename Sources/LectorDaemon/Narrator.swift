@@ -51,7 +51,14 @@ final class Narrator {
     private(set) var state = PlayerState()
     var voice: Voice?
     var stream: PlaybackStream? {
-        didSet { if stream == nil { synthesis = nil; schedule = .init(); upcoming = [] } }
+        willSet {
+            guard newValue !== stream else { return }
+            // Queued audio must be counted as consumed, or the mailbox stays "full" forever.
+            if let current = synthesis { engine.cancel(id: current.job) }
+            synthesis = nil
+            stream?.stop()
+        }
+        didSet { if stream == nil { schedule = .init(); upcoming = [] } }
     }
 
     private var schedule = HearingSchedule<Event>()
@@ -352,7 +359,7 @@ final class Narrator {
         }
         let ahead = max(0, next - stream.currentHeardFrame())
         // The estimate is only as fresh as the last timing reply: ask again at least every 200 ms.
-        heardTimer.schedule(after: min(UInt64(ahead) * 1_000_000 / UInt64(stream.sampleRate) + 1_000, Self.longestTimingGap))
+        heardTimer.schedule(noLaterThan: min(UInt64(ahead) * 1_000_000 / UInt64(stream.sampleRate) + 1_000, Self.longestTimingGap))
     }
 
     private func checkHeard() {

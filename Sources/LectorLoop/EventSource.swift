@@ -30,6 +30,16 @@ public final class EventSource {
         sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT))
     }
 
+    /// Like `schedule(after:)`, but an already armed timer that fires sooner stays as it is:
+    /// re-arming on every event would otherwise push it out forever.
+    public func schedule(noLaterThan microseconds: UInt64) {
+        var now: UInt64 = 0
+        sd_event_now(sd_event_source_get_event(source), CLOCK_MONOTONIC, &now)
+        var armed: UInt64 = 0
+        if isScheduled, sd_event_source_get_time(source, &armed) >= 0, armed <= now + microseconds { return }
+        schedule(after: microseconds)
+    }
+
     public func cancel() {
         sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF))
     }

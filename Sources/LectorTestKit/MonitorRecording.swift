@@ -71,8 +71,10 @@ public final class MonitorRecording: @unchecked Sendable {
         while true {
             let (found, ended): (Date?, Bool) = lock.withLock {
                 if scanned < 0 { scanned = firstIndex(atOrAfter: after) }
-                if let index = firstLoudIndex(from: scanned, threshold: threshold) {
-                    return (timeOfSample(index), streamEnded)
+                // `after` may still be in the future: samples recorded before it do not count.
+                while let index = firstLoudIndex(from: scanned, threshold: threshold) {
+                    if timeOfSample(index) >= after { return (timeOfSample(index), streamEnded) }
+                    scanned = index + 1
                 }
                 scanned = max(scanned, samples.count)
                 return (nil, streamEnded)

@@ -58,8 +58,8 @@ final class VoiceCatalogTests: XCTestCase {
     }
 
     func testLanguageTagShape() {
-        for good in ["en", "en-GB", "zh-Hant-TW", "cmn", "es-419"] { XCTAssertTrue(LanguageTag.isWellFormed(good), good) }
-        for bad in ["", "e", "en-", "en_GB!!", "toolongtag", "en--gb", "1en"] { XCTAssertFalse(LanguageTag.isWellFormed(bad), bad) }
+        for good in ["en", "en-GB", "zh-Hant-TW", "cmn", "es-419", "pt_BR"] { XCTAssertTrue(LanguageTag.isWellFormed(good), good) }
+        for bad in ["", "e", "en-", "en_GB!!", "toolongtag", "en--gb", "1en", "en_"] { XCTAssertFalse(LanguageTag.isWellFormed(bad), bad) }
         XCTAssertEqual(LanguageTag.fallbacks("zh_Hant-TW"), ["zh-hant-tw", "zh-hant", "zh"])
     }
 }

@@ -53,11 +53,9 @@ final class CLITests: XCTestCase {
         XCTAssertFalse(say.timedOut, "\(say)")
         XCTAssertTrue(say.stderr.contains("UnknownVoice"), "stderr must name the error: \(say)")
         XCTAssertTrue(say.stderr.contains("nosuchvoice"), "\(say)")
-        XCTAssertNil(recording(of: fixture).firstSound(after: called), "nothing may be heard")
+        XCTAssertNil(fixture.recording.firstSound(after: called), "nothing may be heard")
         fixture.assertServing("after say --voice nosuchvoice")
     }
-
-    private func recording(of fixture: LectorFixture) -> MonitorRecording { fixture.recording }
 
     func testSayStartsTheDaemonByDBusActivation() throws {
         let session = try TestSession()

@@ -51,6 +51,28 @@ final class SpeakingRangeTests: XCTestCase {
         XCTAssertGreaterThan(gaps.filter { $0 > 0.05 }.count, gaps.count / 2, "word gaps: \(gaps)\(lector.context)")
     }
 
+    /// During a long text (synthesis runs far ahead of playback) words keep being announced as
+    /// they are heard: no gap much longer than a sentence pause. The first speech of a fresh
+    /// daemon is the one seen to stall (intermittently), so this tries three fresh daemons.
+    func testRangesKeepComingThroughoutALongText() throws {
+        let window: TimeInterval = 2
+        for attempt in 1...3 {
+            let lector = try LectorFixture()
+            defer { lector.shutdown() }
+            let id = try lector.speak(Texts.long)
+            let started = try XCTUnwrap(lector.started(id, timeout: 5), lector.context)
+            Thread.sleep(until: started.receivedAt.addingTimeInterval(window))   // the observation window
+            let ranges = lector.ranges(of: id).filter { $0.receivedAt <= started.receivedAt.addingTimeInterval(window) }
+            let times = [started.receivedAt] + ranges.map(\.receivedAt) + [started.receivedAt.addingTimeInterval(window)]
+            let longestGap = zip(times, times.dropFirst()).map { $1.timeIntervalSince($0) }.max() ?? window
+            XCTAssertGreaterThanOrEqual(ranges.count, 4,
+                                        "attempt \(attempt): only \(ranges.count) words announced in the first \(window) s\(lector.context)")
+            XCTAssertLessThan(longestGap, 1.2, "attempt \(attempt): no word announced for \(longestGap) s\(lector.context)")
+            XCTAssertNotNil(lector.sound(after: Date().addingTimeInterval(-0.3), timeout: 1),
+                            "attempt \(attempt): the speech is no longer heard\(lector.context)")
+        }
+    }
+
     func testNonASCIIOffsetsAreUnicodeScalarOffsets() throws {
         let lector = try LectorFixture()
         defer { lector.shutdown() }

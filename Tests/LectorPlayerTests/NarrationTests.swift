@@ -193,10 +193,20 @@ final class NarrationTests: SharedDaemonTestCase {
         let (text, _, ranges) = try speakingRanges(chapter: 1, since: since, count: 12)
         let words = assertWholeWords(ranges, in: text)
 
-        // Consecutive words of the chapter from its first word on: nothing skipped, nothing repeated.
+        // The chapter's words in order from its first word: espeak-ng reports no boundary for
+        // some unstressed words ("the" after "that"), so the heard words are a subsequence.
         let expected = String(String.UnicodeScalarView(text))
             .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
-        XCTAssertEqual(Array(words.prefix(12)), Array(expected.prefix(12)), "heard words vs the chapter's words")
+        var remaining = expected[...]
+        for word in words {
+            guard let index = remaining.firstIndex(of: word) else {
+                XCTFail("heard \"\(word)\" out of the chapter's order: heard \(words), chapter \(expected)")
+                break
+            }
+            XCTAssertLessThanOrEqual(index - remaining.startIndex, 1, "more than one word skipped before \"\(word)\": \(words)")
+            remaining = expected[(index + 1)...]
+        }
+        XCTAssertEqual(words.first, "Chapter", "narration starts at the chapter heading: \(words)")
         XCTAssertEqual(expected.first, "Chapter", "GetChapterText starts with the chapter heading")
     }
 

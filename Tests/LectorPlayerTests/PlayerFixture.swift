@@ -95,7 +95,8 @@ final class PlayerFixture {
     /// `busctl call` with an explicit signature (object paths, arrays).
     func busCall(_ interface: String, _ method: String, _ signatureAndArguments: [String],
                  path: String = mprisPath) throws -> ProcessResult {
-        try busctl(["call", Self.mprisName, path, interface, method] + signatureAndArguments)
+        // "--": an argument like -5 is a value, not an option.
+        try busctl(["call", "--", Self.mprisName, path, interface, method] + signatureAndArguments)
     }
 
     /// GVariant text for a string.
@@ -347,8 +348,10 @@ final class PlayerFixture {
                 longest = max(longest, end.timeIntervalSince(cursor))
                 break
             }
+            // A sample found "after" the cursor can be dated a little before it (chunk timing):
+            // always move on, by at least 2 ms.
             longest = max(longest, next.timeIntervalSince(cursor))
-            cursor = next.addingTimeInterval(0.002)
+            cursor = max(cursor, next).addingTimeInterval(0.002)
         }
         return longest
     }

@@ -1,0 +1,107 @@
+/// Drops the angle brackets books put around web and mail addresses, which a speech engine would
+/// otherwise read as "less than … greater than":
+///
+///     at <http://live-systems.org/>.          →  at http://live-systems.org/.
+///     Live Systems Project <debian-live@lists.debian.org>  →  Live Systems Project debian-live@lists.debian.org
+///
+/// Only a bracketed run without spaces that looks like an address (`scheme://`, `www.`,
+/// `mailto:`, or `name@host.domain`) loses its brackets; `cat << EOF` and `a < b > c` keep theirs.
+/// Brackets a book escaped twice (`&amp;lt;name@host.org&amp;gt;`, which reads as
+/// `&lt;name@host.org&gt;`) go too.
+/// Applied to every content document's text, read strictly or leniently alike, with the
+/// offsets of anchors, segments and headings moved to match.
+enum AddressBrackets {
+    static func removed(from document: DocumentText) -> DocumentText {
+        let deleted = bracketPositions(in: document.scalars)
+        guard !deleted.isEmpty else { return document }
+        var result = document
+        var kept: [Unicode.Scalar] = []
+        kept.reserveCapacity(document.scalars.count - deleted.count)
+        var next = 0
+        for (index, scalar) in document.scalars.enumerated() {
+            if next < deleted.count, deleted[next] == index {
+                next += 1
+                continue
+            }
+            kept.append(scalar)
+        }
+        /// The new offset of old offset `offset`: minus the deleted positions before it.
+        func moved(_ offset: Int) -> Int {
+            var low = 0, high = deleted.count
+            while low < high {
+                let middle = (low + high) / 2
+                if deleted[middle] < offset { low = middle + 1 } else { high = middle }
+            }
+            return offset - low
+        }
+        result.scalars = kept
+        result.anchors = document.anchors.mapValues(moved)
+        result.segments = document.segments.map { segment in
+            var segment = segment
+            segment.range = moved(segment.range.lowerBound)..<moved(segment.range.upperBound)
+            return segment
+        }
+        result.headings = document.headings.map { heading in
+            DocumentHeading(offset: moved(heading.offset), text: removed(from: heading.text))
+        }
+        return result
+    }
+
+    static func removed(from text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        let deleted = Set(bracketPositions(in: scalars))
+        guard !deleted.isEmpty else { return text }
+        var view = String.UnicodeScalarView()
+        for (index, scalar) in scalars.enumerated() where !deleted.contains(index) { view.append(scalar) }
+        return String(view)
+    }
+
+    /// Positions of the brackets around each address, ascending: one position each for `<`
+    /// and `>`, four for a doubly escaped `&lt;` and `&gt;` (a book that wrote `&amp;lt;`).
+    static func bracketPositions(in scalars: [Unicode.Scalar]) -> [Int] {
+        var positions: [Int] = []
+        var index = 0
+        while index < scalars.count {
+            let escaped = matches(escapedOpen, in: scalars, at: index)
+            guard scalars[index] == "<" || escaped else {
+                index += 1
+                continue
+            }
+            let opener = escaped ? escapedOpen.count : 1
+            var end = index + opener
+            while end < scalars.count, end - index <= 2048, scalars[end] != ">", scalars[end] != "<",
+                  !scalars[end].properties.isWhitespace, !(escaped && matches(escapedClose, in: scalars, at: end)) {
+                end += 1
+            }
+            let closer = escaped ? escapedClose.count : 1
+            let closed = escaped ? matches(escapedClose, in: scalars, at: end) : end < scalars.count && scalars[end] == ">"
+            if closed, looksLikeAddress(scalars[(index + opener)..<end]) {
+                positions += Array(index..<(index + opener)) + Array(end..<(end + closer))
+                index = end + closer
+            } else {
+                index += 1
+            }
+        }
+        return positions
+    }
+
+    private static let escapedOpen: [Unicode.Scalar] = ["&", "l", "t", ";"]
+    private static let escapedClose: [Unicode.Scalar] = ["&", "g", "t", ";"]
+
+    private static func matches(_ pattern: [Unicode.Scalar], in scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        guard index + pattern.count <= scalars.count else { return false }
+        return scalars[index..<(index + pattern.count)].elementsEqual(pattern)
+    }
+
+    static func looksLikeAddress(_ run: ArraySlice<Unicode.Scalar>) -> Bool {
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: run)
+        let text = String(view).lowercased()
+        if text.contains("://") || text.hasPrefix("www.") || text.hasPrefix("mailto:") { return true }
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty else { return false }
+        var host = parts[1]
+        while host.hasSuffix(".") { host = host.dropLast() }   // "<list@lists.debian.org.>"
+        return !host.hasPrefix(".") && host.contains(".")
+    }
+}
