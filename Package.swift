@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "lector", targets: ["lector"]),
         .executable(name: "lector-bench", targets: ["lector-bench"]),
+        .executable(name: "lector-player-bench", targets: ["lector-player-bench"]),
         .library(name: "LectorTestKit", targets: ["LectorTestKit"]),
     ],
     dependencies: [
@@ -57,6 +58,13 @@ let package = Package(
         .executableTarget(name: "lector-bench",
                           dependencies: ["LectorTestKit",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+        // Issue 3's figures: a large book's open-to-audio time and RSS, and Properties.GetAll
+        // round trips against mpv + mpv-mpris in the same run.
+        .executableTarget(name: "lector-player-bench",
+                          dependencies: ["LectorTestKit", "LectorBus",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          swiftSettings: cEdge),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
         .testTarget(name: "LectorBooksTests",

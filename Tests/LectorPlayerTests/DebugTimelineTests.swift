@@ -22,26 +22,13 @@ final class DebugTimelineTests: XCTestCase {
 
     func testTimeline() throws {
         let book = BookFixtures.wasteland
-        var stuck = 0
-        for attempt in 0..<8 {
-            let fixture = try PlayerFixture()
-            defer { fixture.shutdown() }
-            if attempt % 2 == 1 { _ = try fixture.setProperty("LoopStatus", "s", "None") }
-            let opened = try fixture.open(book, chapter: 6)
-            Thread.sleep(forTimeInterval: 1.5)
-            let p = try fixture.position()
-            if p < 300_000 {
-                stuck += 1
-                let inputs = try fixture.session.run("pactl", ["list", "sink-inputs"]).stdout
-                    .components(separatedBy: "Sink Input #").filter { $0.contains("narration") }
-                print("STUCK attempt \(attempt) p=\(p) open->reply \(Date().timeIntervalSince(opened))\n\(inputs.joined())")
-                timeline(fixture, "stuck", seconds: 6)
-                _ = try fixture.playerctl("pause"); _ = try fixture.playerctl("play")
-                timeline(fixture, "after pause/play", seconds: 2)
-            } else {
-                print("ok attempt \(attempt) p=\(p)")
-            }
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        for attempt in 0..<10 {
+            let chapter = [6, 0, 1][attempt % 3]
+            try fixture.open(book, chapter: chapter)
+            if attempt % 2 == 1 { _ = try fixture.playerctl("next") }
+            timeline(fixture, "attempt \(attempt) c\(chapter)\(attempt % 2 == 1 ? "+next" : "")", seconds: 4)
         }
-        print("stuck \(stuck) of 8")
     }
 }
