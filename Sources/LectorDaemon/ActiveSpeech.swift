@@ -7,9 +7,7 @@ struct ActiveSpeech {
     /// The engine job producing it (distinct from `id`: results of an abandoned job are ignored).
     let job: UInt64
     let request: SpeechRequest
-    /// Samples of leading silence dropped so far; while `trimming`, more may be.
-    var trimmed = 0
-    var trimming = true
+    var trimmer = LeadingSilenceTrimmer()
     /// Stream frame of its first kept sample, once known.
     var baseFrame: Int64?
     /// Words reported before the first audio, placed once `baseFrame` is known.
@@ -24,7 +22,7 @@ struct ActiveSpeech {
 
     /// Stream frame at which `word` is heard.
     func frame(of word: WordBoundary, base: Int64) -> Int64 {
-        base + Int64(max(0, word.sample - trimmed))
+        base + Int64(max(0, word.sample - trimmer.dropped))
     }
 }
 

@@ -94,15 +94,9 @@ extension LectorService {
             engine.mailbox.consumed(frames: samples.count)
             return
         }
-        var kept = samples[...]
-        if speech.trimming {
-            let drop = samples.withUnsafeBufferPointer { LeadingSilence.droppable($0) }
-            speech.trimmed += drop
-            kept = samples[drop...]
-            engine.mailbox.consumed(frames: drop)
-            if kept.isEmpty { return }
-            speech.trimming = false
-        }
+        let kept = speech.trimmer.trim(samples)
+        engine.mailbox.consumed(frames: samples.count - kept.count)
+        if kept.isEmpty { return }
         if speech.baseFrame == nil {
             let base = stream.endFrame
             speech.baseFrame = base

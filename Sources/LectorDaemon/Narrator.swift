@@ -27,8 +27,8 @@ final class Narrator {
         let job: UInt64
         let range: Range<Int>
         var baseFrame: Int64?
-        var trimmed = 0
-        var trimming: Bool
+        /// Only a run's first segment is trimmed: later ones keep espeak's natural pauses.
+        var trimmer: LeadingSilenceTrimmer
         var words: [Word] = []
         var earlyWords: [WordBoundary] = []
     }
@@ -227,7 +227,8 @@ final class Narrator {
             }
             request.rate = state.rate
             let job = allocateJob()
-            synthesis = Synthesis(job: job, range: range, trimming: nextOffset == clock.runStartOffset)
+            synthesis = Synthesis(job: job, range: range,
+                                  trimmer: LeadingSilenceTrimmer(enabled: nextOffset == clock.runStartOffset))
             engine.synthesize(id: job, request: request, voice: voice)
             return
         }
@@ -242,15 +243,9 @@ final class Narrator {
         guard var current = synthesis, current.job == output.id, let stream else { return }
         switch output {
         case .audio(_, let samples):
-            var kept = samples[...]
-            if current.trimming {
-                let drop = samples.withUnsafeBufferPointer { LeadingSilence.droppable($0) }
-                current.trimmed += drop
-                kept = samples[drop...]
-                engine.mailbox.consumed(frames: drop)
-                if kept.isEmpty { break }
-                current.trimming = false
-            }
+            let kept = current.trimmer.trim(samples)
+            engine.mailbox.consumed(frames: samples.count - kept.count)
+            if kept.isEmpty { break }
             if current.baseFrame == nil {
                 current.baseFrame = stream.endFrame
                 for word in current.earlyWords { place(word, in: &current) }
@@ -261,7 +256,7 @@ final class Narrator {
             if current.baseFrame == nil { current.earlyWords.append(word) } else { place(word, in: &current) }
         case .finished(let job, _, let totalSamples):
             engine.mailbox.forget(job)
-            learn(scalars: current.range.count, samples: totalSamples - current.trimmed, sampleRate: stream.sampleRate)
+            learn(scalars: current.range.count, samples: totalSamples - current.trimmer.dropped, sampleRate: stream.sampleRate)
             nextOffset = current.range.upperBound
             synthesis = nil
             feed()
@@ -275,7 +270,7 @@ final class Narrator {
     private func place(_ boundary: WordBoundary, in synthesis: inout Synthesis) {
         guard let base = synthesis.baseFrame else { return }
         let word = Word(offset: synthesis.range.lowerBound + Int(boundary.start), length: Int(boundary.length),
-                        frame: base + Int64(max(0, boundary.sample - synthesis.trimmed)))
+                        frame: base + Int64(max(0, boundary.sample - synthesis.trimmer.dropped)))
         synthesis.words.append(word)
         upcoming.append(word)
         schedule.add(.word(word), at: word.frame)

@@ -32,7 +32,7 @@ final class TagSoupEquivalenceTests: XCTestCase {
                                                                   path: path, options: options)
                 func differ(_ what: String) { differences.append(Difference(book: book, path: path, what: what)) }
                 if strict.scalars != lenient.scalars {
-                    let index = zip(strict.scalars, lenient.scalars).firstIndex { $0 != $1 }
+                    let index = zip(strict.scalars, lenient.scalars).enumerated().first { $1.0 != $1.1 }?.offset
                         ?? min(strict.count, lenient.count)
                     differ("text differs at \(index): strict …\(strict.string(in: max(0, index - 40)..<(index + 40)))… "
                            + "lenient …\(lenient.string(in: max(0, index - 40)..<(index + 40)))…")
@@ -48,11 +48,17 @@ final class TagSoupEquivalenceTests: XCTestCase {
                 let strictBlocks = strict.segments.map { "\($0.range) \($0.elementPath ?? "-") \($0.anchor ?? "-")" }
                 let lenientBlocks = lenient.segments.map { "\($0.range) \($0.elementPath ?? "-") \($0.anchor ?? "-")" }
                 if strictBlocks != lenientBlocks {
-                    let index = zip(strictBlocks, lenientBlocks).firstIndex { $0 != $1 } ?? min(strictBlocks.count, lenientBlocks.count)
+                    let index = zip(strictBlocks, lenientBlocks).enumerated().first { $1.0 != $1.1 }?.offset
+                        ?? min(strictBlocks.count, lenientBlocks.count)
                     differ("segment \(index) differs: \(strictBlocks.dropFirst(index).first ?? "none") vs \(lenientBlocks.dropFirst(index).first ?? "none")")
                 }
                 segments += strict.segments.count
                 lineMismatches += zip(strict.segments, lenient.segments).filter { $0.line != $1.line }.count
+                if ProcessInfo.processInfo.environment["SHOW_LINES"] != nil {
+                    for (a, b) in zip(strict.segments, lenient.segments).filter({ $0.line != $1.line }).prefix(3) {
+                        print("LINE \(path) strict \(a.line) lenient \(b.line): \(strict.string(in: a.range).prefix(60))")
+                    }
+                }
             }
         }
         return (documents, differences, lineMismatches, segments)

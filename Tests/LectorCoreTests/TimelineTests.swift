@@ -70,3 +70,17 @@ final class TimelineTests: XCTestCase {
         XCTAssertNil(queue.next())
     }
 }
+
+final class LeadingSilenceTrimmerTests: XCTestCase {
+    func testTrimsAcrossChunksThenKeepsEverything() {
+        var trimmer = LeadingSilenceTrimmer()
+        XCTAssertEqual(trimmer.trim([Int16](repeating: 0, count: 100)).count, 0)
+        let second: [Int16] = Array(repeating: 0, count: 200) + [3000] + Array(repeating: 0, count: 50)
+        XCTAssertEqual(trimmer.trim(second).count, LeadingSilence.keep + 1 + 50)
+        XCTAssertEqual(trimmer.dropped, 100 + 200 - LeadingSilence.keep)
+        XCTAssertEqual(trimmer.trim([0, 0, 0]).count, 3, "silence after the first sound stays")
+        var off = LeadingSilenceTrimmer(enabled: false)
+        XCTAssertEqual(off.trim([0, 0]).count, 2)
+        XCTAssertEqual(off.dropped, 0)
+    }
+}

@@ -129,6 +129,26 @@ final class NarrationTests: SharedDaemonTestCase {
         XCTAssertTrue(fixture.daemon.isRunning, fixture.context)
     }
 
+    /// `lector read` of the book already being read (no --from-start) continues where it is:
+    /// the bookmark to resume from is the current point, not the last periodic save.
+    func testReopeningTheBookBeingReadContinuesWhereItIs() throws {
+        let book = try BookFixtures.require(BookFixtures.wasteland)
+        try fixture.openAndHear(book, chapter: 1)
+        // Past the first periodic bookmark (5 s after Playing), then far away from it.
+        XCTAssertTrue(try poll(timeout: 10) { try fixture.position() > 5_500_000 }, "did not play 5.5 s\(fixture.context)")
+        let seek = try fixture.busCall(PlayerFixture.player, "SetPosition", ["ox", try fixture.trackID(), "60000000"])
+        XCTAssertTrue(seek.succeeded, "\(seek)")
+        XCTAssertTrue(try poll(timeout: 2) { try fixture.position() >= 60_000_000 }, "SetPosition 60 s\(fixture.context)")
+
+        let read = try fixture.cli("read", book.path)
+        XCTAssertEqual(read.status, 0, "\(read)")
+        XCTAssertEqual(try fixture.trackNumber(), 2, "same chapter")
+        let position = try fixture.position()
+        XCTAssertGreaterThan(position, 55_000_000,
+                             "re-reading the book at 60 s resumed at \(Double(position) / 1e6) s: the stale bookmark, not where it was\(fixture.context)")
+        XCTAssertLessThan(position, 70_000_000)
+    }
+
     // MARK: - SpeakingRange
 
     /// The chapter text and the SpeakingRange signals of that chapter heard after `since`, once
