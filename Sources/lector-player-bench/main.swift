@@ -1,1 +1,2 @@
-print("player bench")
+// lector-player-bench: see PlayerBench.swift and docs/benchmarks.md.
+PlayerBench.main()

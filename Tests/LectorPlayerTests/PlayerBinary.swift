@@ -39,10 +39,10 @@ enum PlayerBinary {
 /// The real EPUBs in `shared/fixtures`, which sits beside the repository (here and in CI).
 enum BookFixtures {
     static let directory: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()   // LectorPlayerTests
-        .deletingLastPathComponent()   // Tests
-        .deletingLastPathComponent()   // the repository
-        .deletingLastPathComponent()
+        .deletingLastPathComponent()   // …/Tests/LectorPlayerTests
+        .deletingLastPathComponent()   // …/Tests
+        .deletingLastPathComponent()   // the repository root
+        .deletingLastPathComponent()   // the folder holding the clone and shared/
         .appendingPathComponent("shared/fixtures", isDirectory: true)
         .standardizedFileURL
 
