@@ -20,7 +20,9 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
     case missingPackageDocument(file: URL, path: String)
     /// A document the package refers to (a spine item, the navigation document) is not in the archive.
     case missingResource(file: URL, path: String)
-    /// An XML document (container, OPF, NCX, nav, content) is not well-formed.
+    /// An XML document that describes the book (container, OPF, NCX, nav) is not well-formed, or
+    /// a content document is not text at all (binary data; `reason` says so). A content document
+    /// that is text but not well-formed is read leniently instead (see `Chapter.warnings`).
     case brokenXML(file: URL, path: String, line: Int, reason: String)
     /// `META-INF/encryption.xml` encrypts something other than fonts (DRM), so the text cannot be read.
     case encrypted(file: URL, resources: [String])

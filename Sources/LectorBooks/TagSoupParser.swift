@@ -16,7 +16,9 @@ import Foundation
 /// What it forgives:
 /// - Something in angle brackets that is not a tag is text: `<debian-live@lists.debian.org>`
 ///   reads as `debian-live@lists.debian.org` (the brackets are dropped), and a `<` that starts
-///   no tag at all (`a < b`) is kept.
+///   no tag at all (`a < b`, `<see the notes>`) is kept. A name HTML does not know is a tag only
+///   when it is namespaced, self-closing, has attribute values or is closed later on; a known
+///   one is a tag even with garbled attributes (`<img src="a.png" / >`).
 /// - Elements are kept on a stack. An end tag closes its element and every element opened
 ///   inside it (`<p>Not <b>closed.</p>`); an end tag without an open element is ignored; what
 ///   is still open at the end of the file is closed there.
@@ -84,6 +86,15 @@ enum TagSoupParser {
     /// Elements an implicit close never reaches past.
     static let scopeBoundaries: Set<String> = ["html", "body", "table", "td", "th", "caption", "button", "object", "template"]
     static let headElements: Set<String> = ["title", "meta", "link", "style", "script", "base", "noscript", "template"]
+    /// HTML and SVG element names a garbled tag may still be recognised by.
+    static let knownElements: Set<String> = XHTMLTextExtractor.paragraphBlocks.union(XHTMLTextExtractor.lineBlocks)
+        .union(XHTMLTextExtractor.skippedElements).union(voidElements).union(headElements).union([
+            "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "blink", "cite", "code", "col", "colgroup", "data",
+            "del", "dfn", "em", "font", "html", "i", "image", "ins", "kbd", "label", "mark", "menu", "dir", "q",
+            "rb", "rtc", "ruby", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u",
+            "var", "picture", "map", "switch", "option", "optgroup", "output", "progress", "meter", "g",
+            "path", "text", "tspan", "use", "rect", "circle", "line", "polygon", "polyline", "ellipse", "defs",
+        ])
 
     // MARK: Character references
 
@@ -233,6 +244,8 @@ extension TagSoupParser {
         var index = 0
         /// Elements open, innermost last: the name as written and its lowercased local name.
         var open: [(name: String, local: String)] = []
+        /// Unknown element names seen, with where their next end tag is (nil: nowhere after).
+        private var endTags: [String: Int?] = [:]
         private var line = 1
         private var lineCountedTo = 0
 
@@ -331,8 +344,9 @@ extension TagSoupParser {
             let start = index
             var position = index + 2
             guard position < bytes.count, isLetter(bytes[position]) else {
-                // "</>" is nothing; "</ " or "</3" is text.
-                if position < bytes.count, bytes[position] == greaterThan { index = position + 1 } else { literalLessThan() }
+                // "</>" and "</ p>" are dropped, as browsers do, when a ">" comes before the next "<".
+                let closing = find(greaterThan, from: position), nextTag = find(lessThan, from: position)
+                if let closing, nextTag.map({ closing < $0 }) ?? true { index = closing + 1 } else { literalLessThan() }
                 return
             }
             while position < bytes.count, isNameByte(bytes[position]) { position += 1 }
@@ -348,7 +362,9 @@ extension TagSoupParser {
 
         private mutating func startTag() {
             let start = index
-            guard let tag = parseTag(at: start) else {
+            var parsed = parseTag(at: start, forgiving: false)
+            if let tag = parsed, !isRecognised(tag, at: start) { parsed = nil }
+            if parsed == nil {
                 // Not a tag: "<debian-live@lists.debian.org>" reads as the address inside.
                 var position = start + 1
                 while position < bytes.count, !isSpace(bytes[position]), bytes[position] != lessThan,
@@ -356,9 +372,14 @@ extension TagSoupParser {
                 if position < bytes.count, bytes[position] == greaterThan {
                     text((start + 1)..<position, decodingReferences: true)
                     index = position + 1
-                } else {
-                    literalLessThan()
+                    return
                 }
+                // A known element with garbled attributes (`<img src="a.png" / >`, `<p class=x"y">`)
+                // is still a tag, as a browser reads it; anything else is a literal "<".
+                parsed = parseTag(at: start, forgiving: true)
+            }
+            guard let tag = parsed else {
+                literalLessThan()
                 return
             }
             let local = MarkupElement.localName(tag.name.lowercased())
@@ -371,18 +392,23 @@ extension TagSoupParser {
                 return
             }
             open.append((tag.name, local))
-            if rawTextElements.contains(local), let end = rawTextEnd(local, from: index) {
+            if rawTextElements.contains(local), let end = endTag(local, from: index) {
                 text(index..<end, decodingReferences: false)
                 index = end
             }
         }
 
         /// `<name attr="v" attr='v' attr=v attr/>` at `start`, or nil when the bytes there are
-        /// no such tag (an attribute without a name, a quote never closed, no `>`).
-        private func parseTag(at start: Int) -> (name: String, attributes: [String: String], selfClosing: Bool, end: Int)? {
+        /// no such tag (an attribute without a name, a quote never closed, no `>`). `forgiving`,
+        /// for known element names only, skips stray characters between attributes and ends the
+        /// tag at a `<` or the end of the file, as browsers do.
+        private func parseTag(at start: Int, forgiving: Bool) -> (name: String, attributes: [String: String], selfClosing: Bool, end: Int)? {
             var position = start + 1
             while position < bytes.count, isNameByte(bytes[position]) { position += 1 }
             let name = String(decoding: bytes[(start + 1)..<position], as: UTF8.self)
+            if forgiving, !knownElements.contains(MarkupElement.localName(name.lowercased())), !name.contains(":") {
+                return nil
+            }
             var attributes: [String: String] = [:]
             var afterQuote = false
             while true {
@@ -391,18 +417,24 @@ extension TagSoupParser {
                     position += 1
                     sawSpace = true
                 }
-                guard position < bytes.count else { return nil }
+                guard position < bytes.count else { return forgiving ? (name, attributes, false, position) : nil }
                 if bytes[position] == greaterThan { return (name, attributes, false, position + 1) }
                 if bytes[position] == slash, position + 1 < bytes.count, bytes[position + 1] == greaterThan {
                     return (name, attributes, true, position + 2)
                 }
-                guard sawSpace || afterQuote else { return nil }
+                if forgiving, bytes[position] == lessThan { return (name, attributes, false, position) }
+                guard sawSpace || afterQuote || forgiving else { return nil }
                 let nameStart = position
                 while position < bytes.count, !isSpace(bytes[position]),
                       ![doubleQuote, singleQuote, lessThan, greaterThan, slash, equals].contains(bytes[position]) {
                     position += 1
                 }
-                guard position > nameStart else { return nil }
+                guard position > nameStart else {
+                    guard forgiving else { return nil }
+                    position += 1   // a stray quote, slash or equals sign
+                    afterQuote = true
+                    continue
+                }
                 let attribute = String(decoding: bytes[nameStart..<position], as: UTF8.self).lowercased()
                 var value = ""
                 afterQuote = false
@@ -411,7 +443,7 @@ extension TagSoupParser {
                 if cursor < bytes.count, bytes[cursor] == equals {
                     cursor += 1
                     while cursor < bytes.count, isSpace(bytes[cursor]) { cursor += 1 }
-                    guard cursor < bytes.count else { return nil }
+                    guard cursor < bytes.count else { return forgiving ? (name, attributes, false, cursor) : nil }
                     let quote = bytes[cursor]
                     if quote == doubleQuote || quote == singleQuote {
                         guard let close = find(quote, from: cursor + 1) else { return nil }
@@ -424,29 +456,48 @@ extension TagSoupParser {
                               ![greaterThan, lessThan, doubleQuote, singleQuote, UInt8(ascii: "`")].contains(bytes[cursor]) {
                             cursor += 1
                         }
-                        guard cursor > valueStart else { return nil }
+                        guard cursor > valueStart || forgiving else { return nil }
                         value = TagSoupParser.decodeReferences(bytes[valueStart..<cursor])
                         position = cursor
+                        afterQuote = cursor == valueStart
                     }
                 }
                 if attributes[attribute] == nil { attributes[attribute] = value }
             }
         }
 
-        /// Where `</script` (any case) starts after `start`, if anywhere.
-        private func rawTextEnd(_ local: String, from start: Int) -> Int? {
-            let name = Array(local.utf8)
+        /// Whether a syntactically valid tag is markup rather than text in brackets: a known
+        /// element, a namespaced or self-closing one, one with attribute values, or one whose end
+        /// tag follows. `<see the notes>` and `<www.example.org>` are text.
+        private mutating func isRecognised(_ tag: (name: String, attributes: [String: String], selfClosing: Bool, end: Int),
+                                           at start: Int) -> Bool {
+            let name = tag.name.lowercased()
+            if knownElements.contains(MarkupElement.localName(name)) || name.contains(":") || tag.selfClosing
+                || tag.attributes.values.contains(where: { !$0.isEmpty }) { return true }
+            if let known = endTags[name], known.map({ $0 > start }) ?? true { return known != nil }
+            let found = endTag(name, from: tag.end)
+            endTags[name] = found
+            return found != nil
+        }
+
+        /// Where `</name` (any case) starts at or after `start`, if anywhere; `name` lowercased.
+        private func endTag(_ name: String, from start: Int) -> Int? {
+            let name = Array(name.utf8)
             var position = start
             while let candidate = find(lessThan, from: position) {
                 let nameStart = candidate + 2
                 if nameStart + name.count <= bytes.count, bytes[candidate + 1] == slash,
-                   zip(bytes[nameStart..<(nameStart + name.count)], name).allSatisfy({ ($0 | 0x20) == $1 }),
+                   zip(bytes[nameStart..<(nameStart + name.count)], name).allSatisfy({ lowered($0) == $1 }),
                    nameStart + name.count == bytes.count || !isNameByte(bytes[nameStart + name.count]) {
                     return candidate
                 }
                 position = candidate + 1
             }
             return nil
+        }
+
+        private func lowered(_ byte: UInt8) -> UInt8 {
+            byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
         }
 
         /// An end tag: closes its element and everything opened inside it; ignored when no such

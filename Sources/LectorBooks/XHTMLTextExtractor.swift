@@ -6,6 +6,11 @@ import FoundationXML
 /// Turns one XHTML content document into `DocumentText`: the words a listener should hear, in
 /// order, with block boundaries, anchors and headings.
 ///
+/// The document is read with `XMLParser`; when it is not well-formed XML (a raw `<name@host>`,
+/// a `<b>` closed by `</p>`, an unknown entity, a truncated file), it is read again with
+/// `TagSoupParser`, which feeds the same element and text handling below, and the result
+/// carries a `warning`. Only bytes that are not text at all are refused.
+///
 /// What is read and what is not:
 /// - Block elements (`p`, `div`, `h1`…`h6`, `li`, `blockquote`, `tr`, `section`, `dt`/`dd`,
 ///   `figcaption`, each line of a `pre`, …) end a paragraph; `br` and table cells end a line.

@@ -60,7 +60,10 @@ extension LectorService {
         let call = sd_bus_message_ref(message)!
         let store = bookmarks
         let covers = Self.coverDirectory()
+        saveBookmark()   // re-opening the book being read must find where it is now
+        let pendingSaves = bookmarkQueue
         bookQueue.async { [inbox] in
+            pendingSaves.sync {}
             let result = Result { try PreparedBook.prepare(url: url, options: opening, bookmarks: store, covers: covers) }
             inbox!.post { [unowned self] in
                 defer { sd_bus_message_unref(call) }
@@ -70,7 +73,12 @@ extension LectorService {
                 }
                 switch result {
                 case .success(let prepared):
-                    self.apply(prepared, play: opening.play)
+                    if prepared.book.identity == self.narrator.book?.identity, opening.chapter == nil, !opening.fromStart {
+                        // The book being read: carry on where it is, no reload, no status flicker.
+                        if opening.play { self.narrator.play() }
+                    } else {
+                        self.apply(prepared, play: opening.play)
+                    }
                     _ = MethodReply.send(to: call)
                 case .failure(let error):
                     let failure = (error as? LectorError) ?? LectorError(.badBook, "\(error)")
@@ -84,7 +92,6 @@ extension LectorService {
     }
 
     private func apply(_ prepared: PreparedBook, play: Bool) {
-        saveBookmark()   // of the book being replaced
         if let note = prepared.note { Journal.log(.notice, note, fields: ["LECTOR_BOOK": prepared.book.url.path]) }
         narrator.voice = voice(forBookLanguage: prepared.book.language)
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)

@@ -76,6 +76,8 @@ final class Narrator {
     /// Speaking speed learned from this book, carried from chapter to chapter.
     private var learnedSpeed = 15.0
     private var learning = (scalars: 0, seconds: 0.0)
+    /// The chapter length clients were last told (Metadata's mpris:length).
+    private var announcedLength: Int64 = 0
     /// A jump waiting for its chapter's text.
     private var pendingJump: (chapter: Int, offset: Int, time: Int64?)?
     private var heardTimer: EventSource!
@@ -105,9 +107,17 @@ final class Narrator {
         discardAudio()
         self.book = book
         learnedSpeed = 15
-        update { $0.open(chapterCount: book.chapterCount, chapter: chapter) }
+        announcedLength = 0
+        // One state change: a book replacing a playing one goes Playing -> Playing, no flicker.
+        update {
+            $0.open(chapterCount: book.chapterCount, chapter: chapter)
+            if play { $0.status = .playing }
+        }
         jump(toChapter: chapter, offset: offset, announceSeek: offset > 0)
-        if play { self.play() }
+        if play {
+            stream?.resume()
+            feed()
+        }
     }
 
     /// The background parser delivered a chapter's text.
@@ -145,6 +155,8 @@ final class Narrator {
             segmenter = TextSegmenter(text)
         }
         clock = ChapterClock(scalarCount: segmenter.count, scalarsPerSecond: learnedSpeed)
+        let lengthMoved = announcedLength > 0 && abs(Double(clock.length - announcedLength)) / Double(announcedLength) > 0.05
+        if changedChapter || announcedLength == 0 || lengthMoved { announcedLength = clock.length }
         let start = segmenter.wordStart(atOrBefore: offset)
         clock.startRun(atOffset: start, time: time.map { min($0, clock.length) })
         nextOffset = start
@@ -153,7 +165,7 @@ final class Narrator {
         chapterEndScheduled = false
         update {
             $0.chapter = chapter
-            if changedChapter { $0.metadataRevision += 1 }
+            if changedChapter || lengthMoved { $0.metadataRevision += 1 }
             $0.pastRestartThreshold = Double(clock.runStartTime) / 1e6 > PlayerState.restartThresholdSeconds
         }
         if announceSeek { onSeeked?(clock.runStartTime) }
@@ -280,12 +292,13 @@ final class Narrator {
         learning.scalars += scalars
         learning.seconds += Double(max(0, samples)) / Double(sampleRate)
         guard learning.scalars >= 400 else { return }
-        let before = clock.length
         clock.learn(scalars: learning.scalars, audioSeconds: learning.seconds, rate: state.rate)
         learnedSpeed = clock.scalarsPerSecond
         learning = (0, 0)
-        // Metadata carries the length: refresh it when the estimate moved by more than 2%.
-        if before > 0, abs(Double(clock.length - before)) / Double(before) > 0.02 {
+        // Metadata carries the length: refresh it only when the estimate moved by more than 5%
+        // (segment-to-segment noise is a few percent; each change is a PropertiesChanged).
+        if announcedLength > 0, abs(Double(clock.length - announcedLength)) / Double(announcedLength) > 0.05 {
+            announcedLength = clock.length
             update { $0.metadataRevision += 1 }
         }
     }

@@ -103,8 +103,7 @@ public final class SpeechEngine: @unchecked Sendable {
         espeak_SetParameter(espeakPITCH, job.request.espeakPitch, 0)
         espeak_SetParameter(espeakVOLUME, job.request.espeakVolume, 0)
 
-        let synthesis = Synthesis(id: job.id, mailbox: mailbox, sampleRate: sampleRate,
-                                  textScalarCount: job.request.text.unicodeScalars.count)
+        let synthesis = Synthesis(id: job.id, mailbox: mailbox, sampleRate: sampleRate, text: job.request.text)
         currentSynthesis = synthesis
         defer { currentSynthesis = nil }
         let result = job.request.text.withCString { text in
@@ -152,12 +151,15 @@ private final class Synthesis {
     let sampleRate: Int
     let textScalarCount: Int
     var totalSamples = 0
+    /// espeak-ng misplaces a word now and then; words are checked against the text.
+    var repair: WordRangeRepair
 
-    init(id: UInt64, mailbox: SynthesisMailbox, sampleRate: Int, textScalarCount: Int) {
+    init(id: UInt64, mailbox: SynthesisMailbox, sampleRate: Int, text: String) {
         self.id = id
         self.mailbox = mailbox
         self.sampleRate = sampleRate
-        self.textScalarCount = textScalarCount
+        textScalarCount = text.unicodeScalars.count
+        repair = WordRangeRepair(text: text)
     }
 }
 
@@ -171,11 +173,14 @@ private func synthCallback(_ wav: UnsafeMutablePointer<Int16>?, _ count: Int32,
     if var event = events {
         while event.pointee.type != espeakEVENT_LIST_TERMINATED {
             if event.pointee.type == espeakEVENT_WORD,
-               let word = WordBoundary(textPosition: event.pointee.text_position,
+               var word = WordBoundary(textPosition: event.pointee.text_position,
                                        length: event.pointee.length,
                                        audioPositionMilliseconds: event.pointee.audio_position,
                                        sampleRate: synthesis.sampleRate,
-                                       textScalarCount: synthesis.textScalarCount) {
+                                       textScalarCount: synthesis.textScalarCount),
+               let range = synthesis.repair.repair(start: Int(word.start), length: Int(word.length)) {
+                word.start = UInt32(range.lowerBound)
+                word.length = UInt32(range.count)
                 synthesis.mailbox.push(.word(id: synthesis.id, word))
             }
             event += 1

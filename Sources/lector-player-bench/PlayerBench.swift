@@ -28,6 +28,7 @@ struct PlayerBench: ParsableCommand {
             """)
 
     @Option(help: "Timed opens per book.") var runs = 20
+    @Option(help: "Which books to time: both, epub or text.") var books: BookChoice = .both
     @Option(help: "The lector executable (default: the one next to this executable).") var lector: String?
     @Flag(help: "Leave out the mpv + mpv-mpris rows.") var skipMpv = false
     @Option(help: "The mpv-mpris plugin (default: the first of /usr/lib/mpv-mpris/mpris.so, /etc/mpv/scripts/mpris.so, ...).")
@@ -37,6 +38,10 @@ struct PlayerBench: ParsableCommand {
     @Option(help: "Length of the concurrent GetAll window, in seconds.") var seconds = 3.0
     @Option(help: "Chapters of the generated book.") var chapters = 120
     @Option(help: "Bytes of prose per chapter.") var chapterBytes = 13_500
+
+    enum BookChoice: String, ExpressibleByArgument, CaseIterable {
+        case both, epub, text
+    }
 
     static let build: String = {
         #if DEBUG
@@ -157,6 +162,13 @@ final class PlayerRun {
         usleep(300_000)
         results.idleMemory = MemoryFigure.read(pid: daemon.pid, note: "lector serve, idle, no book opened yet")
 
+        let timed: [Bool]
+        switch options.books {
+        case .both: timed = [true, false]
+        case .epub: timed = [true]
+        case .text: timed = [false]
+        }
+        var opens = 1
         var epub = OpenSeries(key: "EPUB", label: "EPUB")
         var text = OpenSeries(key: "text", label: "plain text")
 
@@ -168,19 +180,23 @@ final class PlayerRun {
         results.freshMemory = try memoryWhilePlaying(since: coldEpub.sound,
                                                      note: "lector serve, EPUB open and playing 3 s (first open)")
         try stopAndWait()
-        let coldText = try openOnce(books.text)
-        text.cold = (coldText.reply, coldText.firstAudio)
-        Log.write(String(format: "first text open (untimed): reply %.1f ms, first audio %.1f ms", coldText.reply, coldText.firstAudio))
-        try stopAndWait()
+        if timed.contains(false) {
+            let coldText = try openOnce(books.text)
+            opens += 1
+            text.cold = (coldText.reply, coldText.firstAudio)
+            Log.write(String(format: "first text open (untimed): reply %.1f ms, first audio %.1f ms", coldText.reply, coldText.firstAudio))
+            try stopAndWait()
+        }
 
         for round in 0..<options.runs {
             // Alternate which book goes first in a round.
-            let order = round % 2 == 0 ? [true, false] : [false, true]
+            let order = round % 2 == 0 ? timed : timed.reversed()
             var summary: [String] = []
             for isEPUB in order {
                 let url = isEPUB ? books.epub : books.text
                 do {
                     let outcome = try openOnce(url)
+                    opens += 1
                     if isEPUB {
                         epub.firstAudio.append(outcome.firstAudio); epub.reply.append(outcome.reply)
                     } else {
@@ -194,14 +210,17 @@ final class PlayerRun {
                 }
                 try stopAndWait()
             }
-            Log.write("round \(round + 1)/\(options.runs): " + summary.joined(separator: ", "))
+            let memory = MemoryFigure.read(pid: daemon.pid, note: "")
+            Log.write("round \(round + 1)/\(options.runs): " + summary.joined(separator: ", ")
+                      + (memory.map { ", daemon RSS/HWM " + $0.text } ?? ""))
         }
-        results.open = [epub, text]
+        results.open = timed.map { $0 ? epub : text }
 
         // Memory again after all the opens (a leak per open would show here), EPUB playing 3 s.
         let again = try openOnce(books.epub)
+        opens += 1
         results.afterRunsMemory = try memoryWhilePlaying(
-            since: again.sound, note: "lector serve, EPUB playing 3 s after \(2 * options.runs + 3) opens")
+            since: again.sound, note: "lector serve, EPUB playing 3 s after \(opens) opens")
 
         // GetAll against lector, the EPUB playing.
         guard client.waitForStatus("Playing", timeout: 5) else { throw BenchError("lector is not Playing before GetAll") }

@@ -25,7 +25,7 @@ struct MemoryFigure {
         for line in status.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1)
             guard parts.count == 2, parts[0] == "VmRSS" || parts[0] == "VmHWM" else { continue }
-            values[String(parts[0])] = Int(parts[1].split(separator: " ").first ?? "")
+            values[String(parts[0])] = Int(parts[1].split(whereSeparator: \.isWhitespace).first ?? "")
         }
         guard let rss = values["VmRSS"], let hwm = values["VmHWM"] else { return nil }
         return MemoryFigure(rssKB: rss, hwmKB: hwm, note: note)

@@ -82,31 +82,81 @@ final class BadInputTests: XCTestCase {
                                       reason: "tag name mismatch (an element is closed by the wrong end tag)"))
     }
 
-    func testBrokenXMLInAContentDocumentNamesTheDocumentAndLine() throws {
+    /// A content document that is not well-formed is read leniently (see
+    /// `GeneratedSloppyXHTMLTests`), and the chapter's warning names the document, line and reason.
+    func testBrokenXMLInAContentDocumentIsReadLenientlyWithAWarning() throws {
         let content = EPUBFixture.xhtml(body: "<p>Fine.</p>\n<p>Not <b>closed.</p>\n<p>After.</p>")
         let line = content.components(separatedBy: "\n").firstIndex { $0.contains("Not <b>") }! + 1
         let url = try simpleBook(content: content).write(in: directory.url, name: "broken-content.epub")
-        assertRefused(url, .brokenXML(file: url, path: "OEBPS/c1.xhtml", line: line,
-                                      reason: "tag name mismatch (an element is closed by the wrong end tag)"))
+        let book = try Book.load(url)
+        XCTAssertEqual(book.chapters.map(\.text), ["Fine.\n\nNot closed.\n\nAfter."])
+        XCTAssertEqual(book.chapters[0].warnings, [
+            "OEBPS/c1.xhtml is not well-formed XML at line \(line) (tag name mismatch (an element is closed by the "
+                + "wrong end tag)); read leniently as HTML",
+        ])
+        XCTAssertEqual(book.warnings, book.chapters[0].warnings)
     }
 
-    /// Without a DTD an undeclared entity is a well-formedness error. (With the XHTML 1.1 DTD
-    /// named but unread, libxml2 only warns and drops the reference; the HTML entities
-    /// themselves are decoded either way.)
-    func testUnknownNamedEntityWithoutADoctypeIsBrokenXML() throws {
+    /// Without a DTD an undeclared entity is a well-formedness error, so the document is read
+    /// leniently, which drops the unknown reference. (With the XHTML 1.1 DTD named but unread,
+    /// libxml2 only warns and drops it; the HTML entities themselves are decoded either way.)
+    func testUnknownNamedEntityWithoutADoctypeIsReadLeniently() throws {
         let content = """
             <?xml version="1.0" encoding="UTF-8"?>
             <html xmlns="http://www.w3.org/1999/xhtml"><head><title>t</title></head>
             <body><p>An &bogusentity; here &mdash; really.</p></body></html>
             """
         let url = try simpleBook(content: content).write(in: directory.url, name: "entity.epub")
-        XCTAssertThrowsError(try Book.load(url)) { error in
-            guard case .brokenXML(_, let path, _, let reason) = error as? BookError else {
-                return XCTFail("expected brokenXML, got \(error)")
-            }
-            XCTAssertEqual(path, "OEBPS/c1.xhtml")
-            XCTAssertTrue(reason.contains("entity"), reason)
-        }
+        let chapter = try Book.load(url).chapters[0]
+        XCTAssertEqual(chapter.text, "An here — really.")
+        XCTAssertEqual(chapter.warnings.count, 1)
+        XCTAssertTrue(chapter.warnings[0].contains("OEBPS/c1.xhtml is not well-formed XML at line 3"), chapter.warnings[0])
+        XCTAssertTrue(chapter.warnings[0].contains("entity"), chapter.warnings[0])
+    }
+
+    /// The documents that describe the book are not forgiven: a broken container, NCX or
+    /// navigation document is refused with its line, like the package document above.
+    func testBrokenContainerIsRefused() throws {
+        let container = EPUBFixture.container(opf: "OEBPS/content.opf").replacingOccurrences(of: "</rootfiles>", with: "</rootfile>")
+        let line = container.components(separatedBy: "\n").firstIndex { $0.contains("</rootfile>") }! + 1
+        let url = try EPUBFixture().adding("mimetype", "application/epub+zip", compressed: false)
+            .adding("META-INF/container.xml", container)
+            .adding("OEBPS/content.opf", EPUBFixture.opf3(documents: [("c1", "c1.xhtml")]))
+            .adding("OEBPS/c1.xhtml", EPUBFixture.xhtml(body: "<p>Hello.</p>"))
+            .write(in: directory.url, name: "broken-container.epub")
+        assertRefused(url, .brokenXML(file: url, path: "META-INF/container.xml", line: line,
+                                      reason: "tag name mismatch (an element is closed by the wrong end tag)"))
+    }
+
+    func testBrokenNCXIsRefused() throws {
+        let ncx = GeneratedEPUB2Tests.ncx.replacingOccurrences(of: "<text>The Storm</text>", with: "<text>The Storm <b>&</b></text>")
+        let line = ncx.components(separatedBy: "\n").firstIndex { $0.contains("The Storm <b>") }! + 1
+        let url = try EPUBFixture.standard(opf: GeneratedEPUB2Tests.opf)
+            .adding("OEBPS/toc.ncx", ncx)
+            .adding("OEBPS/Text/title.xhtml", EPUBFixture.xhtml(body: "<p>Title.</p>"))
+            .adding("OEBPS/Text/chapter 1.xhtml", EPUBFixture.xhtml(body: "<p>One.</p>"))
+            .adding("OEBPS/Text/ch2.xhtml", EPUBFixture.xhtml(body: "<p>Two.</p>"))
+            .adding("OEBPS/Text/answers.xhtml", EPUBFixture.xhtml(body: "<p>Answers.</p>"))
+            .write(in: directory.url, name: "broken-ncx.epub")
+        assertRefused(url, .brokenXML(file: url, path: "OEBPS/toc.ncx", line: line,
+                                      reason: "a name was expected (a bare & or < should be &amp; or &lt;)"))
+    }
+
+    func testBrokenNavigationDocumentIsRefused() throws {
+        let opf = EPUBFixture.opf3(
+            documents: [("c1", "c1.xhtml")],
+            extraManifest: #"<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>"#)
+        let nav = EPUBFixture.xhtml(body: """
+            <nav epub:type="toc"><ol>
+              <li><a href="c1.xhtml">One</li>
+            </ol></nav>
+            """)
+        let line = nav.components(separatedBy: "\n").firstIndex { $0.contains("One</li>") }! + 1
+        let url = try EPUBFixture.standard(opf: opf).adding("OEBPS/nav.xhtml", nav)
+            .adding("OEBPS/c1.xhtml", EPUBFixture.xhtml(body: "<p>Hello.</p>"))
+            .write(in: directory.url, name: "broken-nav.epub")
+        assertRefused(url, .brokenXML(file: url, path: "OEBPS/nav.xhtml", line: line,
+                                      reason: "tag name mismatch (an element is closed by the wrong end tag)"))
     }
 
     static func encryption(_ uris: [String]) -> String {

@@ -2,7 +2,9 @@ import XCTest
 @testable import LectorBooks
 
 /// The lenient reading must say what the strict one says wherever a document is well-formed:
-/// same text, anchors, headings and block segments. Otherwise a document read strictly up to a
+/// same text, anchors, headings and block segments (element paths included). Source lines may
+/// differ: libxml2 reports the line where a run of text ends, the tag-soup parser the line where
+/// the text starts, which is what `SourceSpan.sourceLine` promises. Otherwise a document read strictly up to a
 /// chapter's anchor (a partial parse) and leniently as a whole (its error lies further on)
 /// would disagree about where the chapters are.
 ///
@@ -54,11 +56,6 @@ final class TagSoupEquivalenceTests: XCTestCase {
                 }
                 segments += strict.segments.count
                 lineMismatches += zip(strict.segments, lenient.segments).filter { $0.line != $1.line }.count
-                if ProcessInfo.processInfo.environment["SHOW_LINES"] != nil {
-                    for (a, b) in zip(strict.segments, lenient.segments).filter({ $0.line != $1.line }).prefix(3) {
-                        print("LINE \(path) strict \(a.line) lenient \(b.line): \(strict.string(in: a.range).prefix(60))")
-                    }
-                }
             }
         }
         return (documents, differences, lineMismatches, segments)
@@ -115,7 +112,10 @@ final class TagSoupEquivalenceTests: XCTestCase {
         try assertEquivalent([RealFixtures.wasteland, RealFixtures.childrensLiterature])
     }
 
+    /// English and Japanese: Latin and CJK text, about 400 document readings.
     func testLiveManualReadsTheSameEitherWay() throws {
-        try assertEquivalent(try LiveManualTests.books().map(\.url))
+        let books = try LiveManualTests.books().filter { ["en", "ja"].contains($0.language) }
+        guard !books.isEmpty else { throw XCTSkip("neither live-manual.en.epub nor live-manual.ja.epub found") }
+        try assertEquivalent(books.map(\.url))
     }
 }

@@ -232,13 +232,18 @@ final class NarrationTests: SharedDaemonTestCase {
 
     /// espeak-ng reports the word after "From" one character after "From" starts ("rom " instead of
     /// "which"); the Wasteland's second part has the line. The range must still cut "which".
-    func testSpeakingRangeAfterFromCutsTheNextWord() throws {
+    /// espeak-ng reports "which" in "From which" at offset 1 ("rom "): the daemon must drop such
+    /// a report rather than highlight a piece of a word, and keep the words after it aligned.
+    func testMisplacedEngineWordsAreDroppedNotShownWrong() throws {
         let bodies = ["Held up by standards wrought with fruited vines. From which a golden Cupidon peeped out."]
         let book = try TextBooks.write(bodies, named: "fromwhich.txt", in: fixture.session.directory)
         let since = try fixture.openAndHear(book)
-        let (text, _, ranges) = try speakingRanges(chapter: 0, since: since, count: 15)
+        let (text, _, ranges) = try speakingRanges(chapter: 0, since: since, count: 15)   // "Chapter 1" ... "peeped"
         let words = assertWholeWords(ranges, in: text)
-        XCTAssertTrue(words.contains("which"), "heard: \(words)")
+        XCTAssertFalse(words.contains("rom"), "heard: \(words)")
+        for later in ["golden", "Cupidon", "peeped"] {
+            XCTAssertTrue(words.contains(later), "\(later) missing after the misplaced word: \(words)")
+        }
     }
 
     // MARK: - CLI

@@ -100,6 +100,24 @@ final class TransportTests: SharedDaemonTestCase {
         XCTAssertNotNil(fixture.sound(after: since.addingTimeInterval(2), timeout: 2))
     }
 
+    /// Right after an Open the stream clock moves and words are announced as they are heard.
+    /// (Seen broken before c1b08ee, in about one Open of eight: sound played while Position stayed
+    /// at 0 and no SpeakingRange came for ~6 s, and narration could fall silent.)
+    func testPositionAndWordsAdvanceRightAfterEveryOpen() throws {
+        let book = try BookFixtures.require(BookFixtures.wasteland)
+        for (attempt, chapter) in [6, 0, 1, 6, 2, 1].enumerated() {
+            let opened = try fixture.open(book, chapter: chapter)
+            let trackID = try fixture.trackID()
+            let observed = opened.addingTimeInterval(1.5)
+            Thread.sleep(until: observed)   // the observation window
+            let position = try fixture.position()
+            let words = fixture.signals("SpeakingRange", since: opened).filter { $0.arguments.first == trackID && $0.receivedAt <= observed }
+            XCTAssertGreaterThan(position, 700_000, "attempt \(attempt): Position \(position) µs 1.5 s after Open\(fixture.context)")
+            XCTAssertGreaterThanOrEqual(words.count, 2, "attempt \(attempt): \(words.count) words announced in 1.5 s\(fixture.context)")
+            XCTAssertNotNil(fixture.sound(after: observed.addingTimeInterval(-0.3), timeout: 1), "attempt \(attempt): silent\(fixture.context)")
+        }
+    }
+
     func testSeekPastTheEndActsLikeNext() throws {
         let book = try BookFixtures.require(BookFixtures.wasteland)
         try fixture.openAndHear(book, chapter: 0)
