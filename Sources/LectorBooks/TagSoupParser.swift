@@ -53,11 +53,12 @@ enum TagSoupParser {
                 throw NotText(detected: detected ?? "an unsupported encoding")
             }
         }
-        var controls = 0
-        for scalar in text.unicodeScalars where scalar.value < 0x20 && !"\t\n\u{0C}\r".unicodeScalars.contains(scalar) {
-            controls += 1
+        var controls = 0, count = 0
+        for byte in text.utf8 {
+            if byte < 0x20, byte != 0x09, byte != 0x0A, byte != 0x0C, byte != 0x0D { controls += 1 }
+            if byte & 0xC0 != 0x80 { count += 1 }
         }
-        if controls * 100 > max(1, text.unicodeScalars.count) {
+        if controls * 100 > max(1, count) {
             throw NotText(detected: "binary data (too many control characters)")
         }
         return text
@@ -193,6 +194,18 @@ enum TagSoupParser {
         isLetter(byte) || isDigit(byte) || byte == 0x2D || byte == 0x5F || byte == 0x3A || byte == 0x2E || byte >= 0x80
     }
 
+    /// Anything but space, quotes, `<`, `>`, `/` and `=`.
+    static func isAttributeNameByte(_ byte: UInt8) -> Bool {
+        !isSpace(byte) && byte != doubleQuote && byte != singleQuote && byte != lessThan && byte != greaterThan
+            && byte != slash && byte != equals
+    }
+
+    /// Anything but space, quotes, `<`, `>` and a backtick.
+    static func isUnquotedValueByte(_ byte: UInt8) -> Bool {
+        !isSpace(byte) && byte != doubleQuote && byte != singleQuote && byte != lessThan && byte != greaterThan
+            && byte != 0x60
+    }
+
     /// CR LF and lone CR become LF, as an XML parser does.
     private static func normalizedNewlines(_ bytes: [UInt8]) -> [UInt8] {
         var output: [UInt8] = []
@@ -281,8 +294,12 @@ extension TagSoupParser {
         }
 
         private func find(_ byte: UInt8, from start: Int) -> Int? {
-            guard start < bytes.count else { return nil }
-            return bytes[start...].firstIndex(of: byte)
+            var position = start
+            while position < bytes.count {
+                if bytes[position] == byte { return position }
+                position += 1
+            }
+            return nil
         }
 
         private func find(_ pattern: String, from start: Int) -> Int? {
@@ -425,10 +442,7 @@ extension TagSoupParser {
                 if forgiving, bytes[position] == lessThan { return (name, attributes, false, position) }
                 guard sawSpace || afterQuote || forgiving else { return nil }
                 let nameStart = position
-                while position < bytes.count, !isSpace(bytes[position]),
-                      ![doubleQuote, singleQuote, lessThan, greaterThan, slash, equals].contains(bytes[position]) {
-                    position += 1
-                }
+                while position < bytes.count, isAttributeNameByte(bytes[position]) { position += 1 }
                 guard position > nameStart else {
                     guard forgiving else { return nil }
                     position += 1   // a stray quote, slash or equals sign
@@ -452,10 +466,7 @@ extension TagSoupParser {
                         afterQuote = true
                     } else {
                         let valueStart = cursor
-                        while cursor < bytes.count, !isSpace(bytes[cursor]),
-                              ![greaterThan, lessThan, doubleQuote, singleQuote, UInt8(ascii: "`")].contains(bytes[cursor]) {
-                            cursor += 1
-                        }
+                        while cursor < bytes.count, isUnquotedValueByte(bytes[cursor]) { cursor += 1 }
                         guard cursor > valueStart || forgiving else { return nil }
                         value = TagSoupParser.decodeReferences(bytes[valueStart..<cursor])
                         position = cursor

@@ -2,7 +2,7 @@ import Foundation
 
 /// Just enough of GVariant's text format (what `gdbus monitor` prints) to split a signal's
 /// argument tuple and turn simple values into plain strings a test can compare.
-enum GVariantText {
+public enum GVariantText {
     private static let typeKeywords: Set<String> = [
         "byte", "int16", "uint16", "int32", "uint32", "int64", "uint64", "handle",
         "double", "boolean", "string", "objectpath", "signature",
@@ -13,6 +13,11 @@ enum GVariantText {
         var text = Substring(tuple.trimmingCharacters(in: .whitespaces))
         guard text.hasPrefix("("), text.hasSuffix(")") else { return [tuple] }
         text = text.dropFirst().dropLast()
+        return splitTopLevel(String(text))
+    }
+
+    /// Splits GVariant text at commas outside quotes and brackets: "'a, b', [1, 2]" → ["'a, b'", "[1, 2]"].
+    public static func splitTopLevel(_ text: String) -> [String] {
         var elements: [String] = []
         var current = ""
         var depth = 0
@@ -39,6 +44,7 @@ enum GVariantText {
         return elements
     }
 
+
     /// "uint64 1" → "1", "'done'" → "done", "objectpath '/a'" → "/a", "byte 0x05" → "5", "@as []" → "[]".
     static func plainValue(_ element: String) -> String {
         var value = element
@@ -56,7 +62,7 @@ enum GVariantText {
     }
 
     /// The content of a single- or double-quoted GVariant string with escapes resolved, or nil if `text` is not one.
-    static func unquoted(_ text: String) -> String? {
+    public static func unquoted(_ text: String) -> String? {
         guard text.count >= 2, let first = text.first, first == "'" || first == "\"", text.last == first else { return nil }
         var result = ""
         var characters = text.dropFirst().dropLast().makeIterator()

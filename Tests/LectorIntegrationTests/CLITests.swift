@@ -4,7 +4,7 @@ import XCTest
 
 /// `lector say`: the command-line client, as scripts use it.
 final class CLITests: XCTestCase {
-    private var lector: String { LectorBinary.path }
+    private var lector: String { LectorExecutable.path }
 
     func testSayWaitReturnsAfterTheSoundEnded() throws {
         let fixture = try LectorFixture()

@@ -103,27 +103,7 @@ final class IntrospectionTests: XCTestCase {
     static func gvariantString(_ output: String) -> String? {
         let text = output.trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("("), text.hasSuffix(",)") else { return nil }
-        let quoted = text.dropFirst().dropLast(2)
-        guard let quote = quoted.first, quote == "'" || quote == "\"", quoted.last == quote else { return nil }
-        var result = ""
-        var characters = quoted.dropFirst().dropLast().makeIterator()
-        while let character = characters.next() {
-            guard character == "\\", let next = characters.next() else {
-                result.append(character)
-                continue
-            }
-            switch next {
-            case "n": result.append("\n")
-            case "t": result.append("\t")
-            case "r": result.append("\r")
-            case "u", "U":
-                var hex = ""
-                for _ in 0..<(next == "u" ? 4 : 8) { if let digit = characters.next() { hex.append(digit) } }
-                if let code = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(code) { result.unicodeScalars.append(scalar) }
-            default: result.append(next)
-            }
-        }
-        return result
+        return GVariantText.unquoted(String(text.dropFirst().dropLast(2)))
     }
 
     /// The structural comparison itself must see differences (else the test above proves nothing).

@@ -15,7 +15,7 @@ final class LectorFixture {
     let recording: MonitorRecording
     let daemon: ManagedProcess
     let watcher: SignalWatcher
-    var lector: String { LectorBinary.path }
+    var lector: String { LectorExecutable.path }
 
     /// Starts the session, recorder, daemon and watcher, in that order, so that every signal
     /// and every sound of the daemon is seen.
@@ -23,7 +23,7 @@ final class LectorFixture {
         let session = try TestSession(sinks: sinks)
         self.session = session
         recording = try session.record()
-        daemon = try session.spawn(LectorBinary.path, ["serve"], extraEnvironment: ["LECTOR_LOG": "stderr"])
+        daemon = try session.spawn(LectorExecutable.path, ["serve"], extraEnvironment: ["LECTOR_LOG": "stderr"])
         do {
             try session.waitForBusName(Self.service, timeout: 15)
         } catch {

@@ -22,7 +22,7 @@ final class PlayerFixture {
     private(set) var daemons: [ManagedProcess] = []
     private(set) var watcher: SignalWatcher!
     var daemon: ManagedProcess { daemons[daemons.count - 1] }
-    var lector: String { PlayerBinary.path }
+    var lector: String { LectorExecutable.path }
 
     init() throws {
         let session = try TestSession()
@@ -276,41 +276,13 @@ final class PlayerFixture {
         guard text.hasPrefix("{"), text.hasSuffix("}") else { return [:] }
         text = text.dropFirst().dropLast()
         var result: [String: String] = [:]
-        for element in splitTopLevel(String(text)) {
+        for element in GVariantText.splitTopLevel(String(text)) {
             guard let colon = element.range(of: "': <"), element.hasPrefix("'"), element.hasSuffix(">") else { continue }
             let key = String(element[element.index(after: element.startIndex)..<colon.lowerBound])
             let value = String(element[colon.upperBound..<element.index(before: element.endIndex)])
             result[key] = value
         }
         return result
-    }
-
-    /// Splits GVariant text at commas outside quotes and brackets.
-    static func splitTopLevel(_ text: String) -> [String] {
-        var elements: [String] = []
-        var current = ""
-        var depth = 0
-        var quote: Character?
-        var escaped = false
-        for character in text {
-            if let open = quote {
-                current.append(character)
-                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == open { quote = nil }
-                continue
-            }
-            switch character {
-            case "'", "\"": quote = character; current.append(character)
-            case "(", "[", "{", "<": depth += 1; current.append(character)
-            case ")", "]", "}", ">": depth -= 1; current.append(character)
-            case "," where depth == 0:
-                elements.append(current.trimmingCharacters(in: .whitespaces))
-                current = ""
-            default: current.append(character)
-            }
-        }
-        let last = current.trimmingCharacters(in: .whitespaces)
-        if !last.isEmpty { elements.append(last) }
-        return elements
     }
 
     /// First capture of `pattern` in `text`.

@@ -1,53 +1,10 @@
 import Foundation
-
-/// Where the `lector` executable under test is: `LECTOR_BIN`, else next to the test bundle in the
-/// build products directory (`.build/debug/lector`), walking up a few levels if needed.
-/// (A copy of LectorIntegrationTests' LectorBinary: test targets cannot share sources.)
-enum PlayerBinary {
-    static let path: String = {
-        if let override = ProcessInfo.processInfo.environment["LECTOR_BIN"], !override.isEmpty {
-            return override
-        }
-        var starts: [URL] = []
-        if let first = CommandLine.arguments.first {
-            starts.append(URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent())
-        }
-        starts.append(Bundle.main.bundleURL)
-        starts.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            starts.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        for start in starts {
-            var directory = start.standardizedFileURL
-            for _ in 0..<5 {
-                for candidate in [directory.appendingPathComponent("lector"),
-                                  directory.appendingPathComponent(".build/debug/lector")] {
-                    var isDirectory: ObjCBool = false
-                    if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
-                       !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: candidate.path) {
-                        return candidate.path
-                    }
-                }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        // Let the first spawn fail with a clear "not found" rather than crashing here.
-        return "/nonexistent/lector (set LECTOR_BIN)"
-    }()
-}
+import LectorTestKit
 
 /// The real EPUBs in `shared/fixtures`, which sits beside the repository (here and in CI).
 enum BookFixtures {
-    static let directory: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()   // …/Tests/LectorPlayerTests
-        .deletingLastPathComponent()   // …/Tests
-        .deletingLastPathComponent()   // the repository root
-        .deletingLastPathComponent()   // the folder holding the clone and shared/
-        .appendingPathComponent("shared/fixtures", isDirectory: true)
-        .standardizedFileURL
-
-    static var wasteland: URL { directory.appendingPathComponent("wasteland.epub") }
-    static var childrensLiterature: URL { directory.appendingPathComponent("childrens-literature.epub") }
+    static var wasteland: URL { SharedFixtures.wasteland }
+    static var childrensLiterature: URL { SharedFixtures.childrensLiterature }
 
     /// The fixture, or a failure that says where it was looked for.
     static func require(_ url: URL) throws -> URL {

@@ -2,8 +2,8 @@ import Foundation
 
 /// Where the `lector` executable under test is: `LECTOR_BIN`, else next to the test bundle in the
 /// build products directory (`.build/debug/lector`), walking up a few levels if needed.
-enum LectorBinary {
-    static let path: String = {
+public enum LectorExecutable {
+    public static let path: String = {
         if let override = ProcessInfo.processInfo.environment["LECTOR_BIN"], !override.isEmpty {
             return override
         }
