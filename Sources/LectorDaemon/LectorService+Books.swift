@@ -116,7 +116,11 @@ extension LectorService {
             for index in order {
                 let text: String
                 do {
-                    text = try reader.loadChapter(index).text
+                    let chapter = try reader.loadChapter(index)
+                    text = chapter.text
+                    for warning in chapter.warnings {
+                        Journal.log(.notice, warning, fields: ["LECTOR_BOOK": reader.sourceURL.path])
+                    }
                 } catch {
                     Journal.log(.warning, "chapter \(index + 1) could not be read: \(error)")
                     text = ""
@@ -185,7 +189,10 @@ struct PreparedBook: @unchecked Sendable {
                             language: outline.language, url: url, coverURL: nil, chapterTitles: titles)
         let first: String
         do {
-            first = try reader.loadChapter(start.chapter).text
+            let chapter = try reader.loadChapter(start.chapter)
+            first = chapter.text
+            let warnings = outline.warnings + chapter.warnings
+            if !warnings.isEmpty { note = ([note].compactMap { $0 } + warnings).joined(separator: "; ") }
         } catch {
             throw LectorError(.badBook, "\(error)")
         }
