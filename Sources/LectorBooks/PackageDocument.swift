@@ -61,11 +61,12 @@ struct PackageDocument: Sendable {
             let refined = creator.attribute("id").flatMap { refinements[$0]?["role"] }
             return (refined ?? creator.attribute("role"))?.lowercased()
         }
+        let names = creators.map { Self.displayName($0.textContent) }
         if roles.contains(where: { $0 != nil }) {
-            let authors = zip(creators, roles).filter { $0.1 == nil || $0.1 == "aut" }.map(\.0.textContent)
-            self.authors = authors.isEmpty ? creators.map(\.textContent) : authors
+            let authors = zip(names, roles).filter { $0.1 == nil || $0.1 == "aut" }.map(\.0)
+            self.authors = authors.isEmpty ? names : authors
         } else {
-            authors = creators.map(\.textContent)
+            authors = names
         }
 
         language = metaElements.first { $0.name == "language" && !$0.textContent.isEmpty }?.textContent
@@ -119,5 +120,17 @@ struct PackageDocument: Sendable {
             }
         }
         return result
+    }
+}
+
+extension PackageDocument {
+    /// A creator as a lock screen should show it: "Live Systems Project <team@example.org>"
+    /// becomes "Live Systems Project" (an address in angle brackets is contact data, not a name).
+    static func displayName(_ creator: String) -> String {
+        guard let open = creator.firstIndex(of: "<"), let close = creator[open...].firstIndex(of: ">"),
+              creator[open..<close].contains("@") || creator[open..<close].contains("://") else { return creator }
+        let name = (creator[..<open] + creator[creator.index(after: close)...])
+            .trimmingCharacters(in: .whitespaces)
+        return name.isEmpty ? creator : name
     }
 }
