@@ -60,7 +60,7 @@ public final class PlaybackStream {
         let flags = pa_stream_flags_t(PA_STREAM_START_CORKED.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue
                                       | PA_STREAM_ADJUST_LATENCY.rawValue)
         if pa_stream_connect_playback(stream, nil, &attributes, flags, nil, nil) < 0 {
-            pa_stream_unref(stream)
+            // deinit releases the stream (self is fully initialized here): no unref of our own.
             throw SystemError(errno: 5, "pa_stream_connect_playback: \(String(cString: pa_strerror(pa_context_errno(context))))")
         }
     }
@@ -144,7 +144,8 @@ public final class PlaybackStream {
         let box = Unmanaged.passRetained(TimingRequest(stream: self, completion: completion)).toOpaque()
         guard let operation = pa_stream_update_timing_info(stream, { _, _, userdata in
             let request = Unmanaged<TimingRequest>.fromOpaque(userdata!).takeRetainedValue()
-            request.completion(request.stream.currentHeardFrame())
+            guard let stream = request.stream else { return }
+            request.completion(stream.currentHeardFrame())
         }, box) else {
             Unmanaged<TimingRequest>.fromOpaque(box).release()
             return
@@ -219,8 +220,9 @@ public final class PlaybackStream {
         onStateChange?(state)
     }
 
+    /// Weak: libpulse never calls back for a request cancelled by a lost server.
     private final class TimingRequest {
-        let stream: PlaybackStream
+        weak var stream: PlaybackStream?
         let completion: (Int64) -> Void
         init(stream: PlaybackStream, completion: @escaping (Int64) -> Void) {
             self.stream = stream

@@ -95,9 +95,11 @@ extension LectorService {
         if let note = prepared.note { Journal.log(.notice, note, fields: ["LECTOR_BOOK": prepared.book.url.path]) }
         narrator.voice = voice(forBookLanguage: prepared.book.language)
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)
+        announceTrackListReplaced()
         Journal.log(.info, "opened \"\(prepared.book.title)\" (\(prepared.book.chapterCount) chapters) at chapter \(prepared.startChapter + 1)",
                     fields: ["LECTOR_BOOK": prepared.book.url.path])
-        loadRemainingChapters(of: prepared, generation: openGeneration)
+        bookGeneration += 1
+        loadRemainingChapters(of: prepared, generation: bookGeneration)
     }
 
     /// The book's language picks the voice; an unknown one falls back to the default, with a log line.
@@ -126,7 +128,7 @@ extension LectorService {
                     text = ""
                 }
                 inbox!.post { [unowned self] in
-                    guard generation == self.openGeneration else { return }
+                    guard generation == self.bookGeneration else { return }   // a newer book replaced it
                     self.narrator.chapterLoaded(index, text: text)
                 }
             }

@@ -61,9 +61,13 @@ extension LectorService {
         let after = narrator.state
         bus.emitPropertiesChanged(path: MPRISNames.path, interface: MPRISNames.player,
                                   names: PlayerState.changes(from: before, to: after))
+        var narratorChanges: [String] = []
         if before.metadataRevision != after.metadataRevision || before.chapterCount != after.chapterCount {
-            bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["Book"])
+            narratorChanges.append("Book")
         }
+        if (before.status == .paused) != (after.status == .paused) { narratorChanges.append("PausedBecause") }
+        bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: narratorChanges)
+        if before.status == .playing, after.status != .playing { bookmarkTimer.cancel() }
     }
 
     // MARK: - methods
@@ -104,7 +108,7 @@ extension LectorService {
                 guard let chapter = narrator.book?.chapter(ofTrackID: id) else {
                     throw LectorError(.invalidArgument, "\(id) is not a chapter of the open book")
                 }
-                narrator.jump(toChapter: chapter, offset: 0, announceSeek: false)
+                narrator.jump(toChapter: chapter, offset: 0, announceSeek: chapter == narrator.state.chapter)
             case (MPRISNames.trackList, "AddTrack"), (MPRISNames.trackList, "RemoveTrack"):
                 throw LectorError(.invalidArgument, "the chapter list of a book cannot be edited (CanEditTracks is false)")
             case (MPRISNames.narrator, "Open"):
@@ -243,6 +247,18 @@ extension LectorService {
             try writer.entry("url", "s") { try $0.append(book.url.absoluteString) }
             try writer.entry("chapter-count", "u") { try $0.append(UInt32(book.chapterCount)) }
             try writer.entry("chapter", "u") { try $0.append(UInt32(narrator.state.chapter)) }
+        }
+    }
+
+    /// A new book: TrackList clients re-read the chapter list.
+    func announceTrackListReplaced() {
+        guard let book = narrator.book else { return }
+        bus.emitPropertiesChanged(path: MPRISNames.path, interface: MPRISNames.trackList, names: ["Tracks"])
+        emitSignal(MPRISNames.path, MPRISNames.trackList, "TrackListReplaced") { writer in
+            try writer.container("a", "o") {
+                for chapter in 0..<book.chapterCount { try writer.appendObjectPath(book.trackID(chapter)) }
+            }
+            try writer.appendObjectPath(narrator.trackID)
         }
     }
 

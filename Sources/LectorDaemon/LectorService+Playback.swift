@@ -25,7 +25,7 @@ extension LectorService {
     func endCurrent(_ reason: FinishReason) {
         guard let speech = current else { return }
         current = nil
-        engine.cancel(id: speech.job)
+        if !speech.synthesisDone { engine.cancel(id: speech.job) }
         stream?.stop()
         schedule.removeAll { $0.id == speech.id }
         emitFinished(speech.id, reason)
@@ -66,20 +66,20 @@ extension LectorService {
                 }
             case .finished(let job, let ok, _):
                 engine.mailbox.forget(job)
+                speech.synthesisDone = true
                 guard ok else {
                     current = speech
                     endCurrent(.failed)
                     startNext()
-                    return
+                    continue   // the rest of the batch may belong to the narrator or the next speech
                 }
-                speech.synthesisDone = true
                 if speech.baseFrame == nil {
                     // Nothing audible (only punctuation, say): done at once.
                     current = nil
                     emit("SpeechStarted") { try $0.append(speech.id) }
                     emitFinished(speech.id, .done)
                     startNext()
-                    return
+                    continue
                 }
                 schedule.add(.finished(id: speech.id), at: stream?.endFrame ?? 0)
             }

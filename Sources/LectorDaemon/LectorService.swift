@@ -39,6 +39,8 @@ public final class LectorService {
     let bookQueue = DispatchQueue(label: "io.github.lector.books")
     /// The latest Open wins: results of older ones are dropped.
     var openGeneration = 0
+    /// Bumped when a book is actually replaced: its background chapter loads then stop counting.
+    var bookGeneration = 0
     var bookmarkTimer: EventSource!
     var streamRetry: EventSource!
     static let streamRetrySeconds: UInt64 = 1

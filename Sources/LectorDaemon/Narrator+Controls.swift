@@ -4,7 +4,7 @@ import LectorCore
 extension Narrator {
     func next() {
         guard let chapter = state.nextChapter else { return }   // CanGoNext false: nothing
-        jump(toChapter: chapter, offset: 0, announceSeek: false)
+        jump(toChapter: chapter, offset: 0, announceSeek: chapter == state.chapter)
     }
 
     /// More than 3 s into a chapter restarts it (a jump within the track: Seeked(0)).

@@ -54,11 +54,20 @@ final class Narrator {
         willSet {
             guard newValue !== stream else { return }
             // Queued audio must be counted as consumed, or the mailbox stays "full" forever.
+            carriedPosition = position
             if let current = synthesis { engine.cancel(id: current.job) }
             synthesis = nil
             stream?.stop()
         }
-        didSet { if stream == nil { schedule = .init(); upcoming = [] } }
+        didSet {
+            guard oldValue !== stream else { return }
+            schedule = .init()
+            upcoming = []
+            // The new stream counts frames from its own start: begin a run at the last word heard.
+            nextOffset = heardOffset
+            clock.startRun(atOffset: heardOffset, time: carriedPosition)
+            runBaseFrame = stream?.endFrame ?? 0
+        }
     }
 
     private var schedule = HearingSchedule<Event>()
@@ -81,6 +90,14 @@ final class Narrator {
     /// A jump waiting for its chapter's text.
     private var pendingJump: (chapter: Int, offset: Int, time: Int64?)?
     private var heardTimer: EventSource!
+    /// Position across a stream replacement (sound server restart).
+    private var carriedPosition: Int64 = 0
+    /// Which book and chapter `segmenter` holds.
+    private var segmenterKey = ""
+    /// Set by Stop and by the end of the book: Play then starts the chapter (or book) over.
+    private var restartOnPlay = false
+    /// While set, state changes are collected and announced once (see `batch`).
+    private var batchStart: PlayerState?
 
     init(loop: EventLoop, engine: SpeechEngine, allocateJob: @escaping () -> UInt64) throws {
         self.engine = engine
@@ -97,7 +114,16 @@ final class Narrator {
     func update(_ change: (inout PlayerState) -> Void) {
         let before = state
         change(&state)
-        if before != state { onStateChange?(before) }
+        if batchStart == nil, before != state { onStateChange?(before) }
+    }
+
+    /// Several updates announced as one change (one PropertiesChanged with the final values).
+    private func batch(_ body: () -> Void) {
+        let start = state
+        batchStart = start
+        body()
+        batchStart = nil
+        if start != state { onStateChange?(start) }
     }
 
     // MARK: - opening
@@ -107,13 +133,20 @@ final class Narrator {
         discardAudio()
         self.book = book
         learnedSpeed = 15
+        learning = (0, 0)
         announcedLength = 0
-        // One state change: a book replacing a playing one goes Playing -> Playing, no flicker.
-        update {
-            $0.open(chapterCount: book.chapterCount, chapter: chapter)
-            if play { $0.status = .playing }
+        clock = ChapterClock(scalarCount: 0, scalarsPerSecond: learnedSpeed)
+        segmenterKey = ""
+        restartOnPlay = false
+        // One state change: a book replacing a playing one goes Playing -> Playing, no flicker,
+        // and Metadata goes out once, with the new chapter's length.
+        batch {
+            update {
+                $0.open(chapterCount: book.chapterCount, chapter: chapter)
+                if play { $0.status = .playing }
+            }
+            jump(toChapter: chapter, offset: offset, announceSeek: offset > 0)
         }
-        jump(toChapter: chapter, offset: offset, announceSeek: offset > 0)
         if play {
             stream?.resume()
             feed()
@@ -133,7 +166,7 @@ final class Narrator {
 
     /// MPRIS Position: the stream clock since the run began, in normal-rate microseconds.
     var position: Int64 {
-        guard book != nil, state.status != .stopped || heardOffset > 0 else { return 0 }
+        guard book != nil, !(state.status == .stopped && restartOnPlay) else { return 0 }
         guard let stream else { return clock.runStartTime }
         let heard = stream.currentHeardFrame()
         let seconds = Double(max(0, heard - runBaseFrame)) / Double(stream.sampleRate)
@@ -147,16 +180,24 @@ final class Narrator {
         let changedChapter = chapter != state.chapter
         guard let text = book.chapterTexts[chapter] else {
             pendingJump = (chapter, offset, time)
+            heardOffset = offset
+            nextOffset = offset
+            clock = ChapterClock(scalarCount: 0, scalarsPerSecond: learnedSpeed)
+            announcedLength = 0
             update { $0.chapter = chapter; if changedChapter { $0.metadataRevision += 1 } }
             onChapterNeeded?(chapter)
             return
         }
-        if changedChapter || segmenter.count != text.unicodeScalars.count || clock.scalarCount == 0 {
+        let key = "\(book.identity)#\(chapter)"
+        if key != segmenterKey {
             segmenter = TextSegmenter(text)
+            segmenterKey = key
         }
         clock = ChapterClock(scalarCount: segmenter.count, scalarsPerSecond: learnedSpeed)
-        let lengthMoved = announcedLength > 0 && abs(Double(clock.length - announcedLength)) / Double(announcedLength) > 0.05
-        if changedChapter || announcedLength == 0 || lengthMoved { announcedLength = clock.length }
+        // Metadata carries the length: announce it for a new chapter, a first estimate, or a 5% move.
+        let lengthMoved = announcedLength == 0
+            || abs(Double(clock.length - announcedLength)) / Double(announcedLength) > 0.05
+        if changedChapter || lengthMoved { announcedLength = clock.length }
         let start = segmenter.wordStart(atOrBefore: offset)
         clock.startRun(atOffset: start, time: time.map { min($0, clock.length) })
         nextOffset = start
@@ -176,10 +217,13 @@ final class Narrator {
 
     func play() {
         guard book != nil else { return }
-        if state.status == .stopped, heardOffset >= segmenter.count, state.chapterAfterEnd == nil {
-            // Finished book: Play starts it over.
+        if restartOnPlay {
+            // After Stop the chapter starts over (the spec); after the book's end, the book.
+            restartOnPlay = false
+            let finished = heardOffset >= segmenter.count && state.chapterAfterEnd == nil
+            let chapter = finished ? 0 : state.chapter
             update { $0.status = .playing }
-            return jump(toChapter: 0, offset: 0, announceSeek: false)
+            return jump(toChapter: chapter, offset: 0, announceSeek: chapter == state.chapter)
         }
         update { $0.status = .playing }
         stream?.resume()
@@ -196,14 +240,14 @@ final class Narrator {
         onBookmark?()
     }
 
-    /// MPRIS Stop: silence, and Play starts the chapter over (the bookmark keeps the word).
+    /// MPRIS Stop: silence, Position 0, and Play starts the chapter over. The bookmark keeps
+    /// the word that was heard, so re-opening the book later resumes there.
     func stop() {
         guard state.status != .stopped else { return }
         onBookmark?()
+        update { $0.status = .stopped }   // first: discarding audio then leaves the stream corked
         discardAudio()
-        update { $0.status = .stopped }
-        let chapter = state.chapter
-        jump(toChapter: chapter, offset: 0, announceSeek: false)
+        restartOnPlay = true
     }
 
     /// Rate change at the next word not yet sent to the server: no gap, no repeat.
@@ -214,10 +258,11 @@ final class Narrator {
             let time = clock.position(audioSeconds: seconds, rate: state.rate)
             clock.startRun(atOffset: cut.offset, time: time)
             runBaseFrame = cut.frame
-        } else if state.status != .playing {
+        } else {
             clock.startRun(atOffset: nextOffset, time: position)
             runBaseFrame = stream?.endFrame ?? 0
         }
+        learning = (0, 0)   // speeds measured at the old rate do not count at the new one
         update { $0.rate = rate }
         feed()
     }
@@ -352,9 +397,10 @@ final class Narrator {
 
     /// The last chapter was heard to its end (or Seek went past it): stop there.
     func endOfBook() {
+        update { $0.status = .stopped }   // first: discarding audio then leaves the stream corked
         discardAudio()
         heardOffset = segmenter.count
-        update { $0.status = .stopped }
+        restartOnPlay = true
         onBookmark?()
     }
 

@@ -171,6 +171,7 @@ final class PlayerRun {
         var opens = 1
         var epub = OpenSeries(key: "EPUB", label: "EPUB")
         var text = OpenSeries(key: "text", label: "plain text")
+        var afterOpen = OpenSeries(key: "EPUB after Open", label: "EPUB right after another Open")
 
         // The daemon's first open: voice loading and stream creation happen here, so it is not timed;
         // then the EPUB plays for 3 s and the daemon's memory is read.
@@ -210,11 +211,29 @@ final class PlayerRun {
                 }
                 try stopAndWait()
             }
+            // An open straight after another open's reply, while the first book's remaining chapters
+            // are still being parsed in the background (the first is opened with play=false, so
+            // the monitor stays silent for the second).
+            if timed.contains(true) {
+                do {
+                    try waitUntilBookLoaded()
+                    try open(books.epub, play: false)
+                    let outcome = try openOnce(books.epub, settled: false)
+                    opens += 2
+                    afterOpen.firstAudio.append(outcome.firstAudio); afterOpen.reply.append(outcome.reply)
+                    summary.append(String(format: "EPUB after an open %.1f ms (reply %.1f)", outcome.firstAudio, outcome.reply))
+                } catch let error as BenchError {
+                    afterOpen.failures += 1
+                    summary.append("EPUB after an open failed: \(error)")
+                    try checkDaemon()
+                }
+                try stopAndWait()
+            }
             let memory = MemoryFigure.read(pid: daemon.pid, note: "")
             Log.write("round \(round + 1)/\(options.runs): " + summary.joined(separator: ", ")
                       + (memory.map { ", daemon RSS/HWM " + $0.text } ?? ""))
         }
-        results.open = timed.map { $0 ? epub : text }
+        results.open = timed.map { $0 ? epub : text } + (timed.contains(true) ? [afterOpen] : [])
 
         // Memory again after all the opens (a leak per open would show here), EPUB playing 3 s.
         let again = try openOnce(books.epub)
@@ -254,29 +273,62 @@ final class PlayerRun {
     }
 
     /// Narrator1.Open(uri, {"from-start": true}); the clock starts just before the call is written.
-    private func openOnce(_ url: URL) throws -> OpenOutcome {
+    /// With `settled`, first waits until the open book's chapters are all parsed, so the open is
+    /// not queued behind the previous book's background parsing (that case is its own series).
+    private func openOnce(_ url: URL, settled: Bool = true) throws -> OpenOutcome {
+        if settled { try waitUntilBookLoaded() }
         guard recording.waitForSilence(quiet: Self.quietBeforeRun, timeout: 15) else {
             throw BenchError("the sink never fell silent before the run")
         }
-        let uri = url.absoluteString
         let start = Date()
-        do {
-            _ = try client.bus.call(destination: Self.lectorName, path: Self.lectorPath,
-                                    interface: Self.narratorInterface, member: "Open") { writer in
-                try writer.append(uri)
-                try writer.container("a", "{sv}") {
-                    try writer.entry("from-start", "b") { try $0.append(true) }
-                }
-            }
-        } catch {
-            throw BenchError("Open \(url.lastPathComponent) failed: \(error)")
-        }
+        try open(url, play: true)
         let replied = Date()
         guard let sound = recording.waitForSound(after: start, timeout: 20) else {
             throw BenchError("no sound within 20 s of opening \(url.lastPathComponent)")
         }
         return OpenOutcome(start: start, sound: sound, reply: replied.timeIntervalSince(start) * 1000,
                            firstAudio: sound.timeIntervalSince(start) * 1000)
+    }
+
+    /// Polls Narrator1.GetChapterText(last chapter), which fails while that chapter is still being
+    /// parsed in the background (chapters after the first are parsed in order, the last last).
+    /// Returns at once when no book is open.
+    private func waitUntilBookLoaded(timeout: TimeInterval = 60) throws {
+        guard let count = Int((try? client.bus.call(destination: Self.lectorName, path: Self.lectorPath,
+                                                    interface: "org.freedesktop.DBus.Properties", member: "Get") {
+            try $0.append(Self.narratorInterface)
+            try $0.append("Book")
+        }.readDisplayDictionary())?["chapter-count"] ?? ""), count > 0 else { return }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while true {
+            do {
+                _ = try client.bus.call(destination: Self.lectorName, path: Self.lectorPath,
+                                        interface: Self.narratorInterface, member: "GetChapterText") {
+                    try $0.append(UInt32(count - 1))
+                }
+                return
+            } catch {
+                guard Date() < deadline else { throw BenchError("the open book's chapters were not all parsed within \(Int(timeout)) s: \(error)") }
+                usleep(10_000)
+            }
+        }
+    }
+
+    /// Narrator1.Open(uri, {"from-start": true, "play": play}); returns with the reply.
+    private func open(_ url: URL, play: Bool) throws {
+        let uri = url.absoluteString
+        do {
+            _ = try client.bus.call(destination: Self.lectorName, path: Self.lectorPath,
+                                    interface: Self.narratorInterface, member: "Open") { writer in
+                try writer.append(uri)
+                try writer.container("a", "{sv}") {
+                    try writer.entry("from-start", "b") { try $0.append(true) }
+                    if !play { try writer.entry("play", "b") { try $0.append(false) } }
+                }
+            }
+        } catch {
+            throw BenchError("Open \(url.lastPathComponent) failed: \(error)")
+        }
     }
 
     private func stopAndWait() throws {
@@ -289,6 +341,7 @@ final class PlayerRun {
     private func memoryWhilePlaying(since sound: Date, note: String) throws -> MemoryFigure? {
         let wait = 3 - Date().timeIntervalSince(sound)
         if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+        try waitUntilBookLoaded()
         let status = (try? client.playerProperty("PlaybackStatus")) ?? "?"
         guard status == "Playing" else { throw BenchError("lector is \(status), not Playing, 3 s after opening") }
         return MemoryFigure.read(pid: daemon.pid, note: note)
@@ -317,7 +370,8 @@ final class PlayerRun {
 
     private func measureMPV(_ setup: (executable: String, plugin: String), into results: inout BenchResults) throws {
         let version = try session.run(setup.executable, ["--no-config", "--version"], timeout: 10)
-        results.mpvVersion = version.stdout.split(separator: "\n").first.map(String.init)
+        results.mpvVersion = version.stdout.split(separator: "\n").first.map { String($0.components(separatedBy: " Copyright").first ?? String($0)) }
+        results.notes.append("mpv: \(results.mpvVersion ?? "?"), plugin \(setup.plugin), tone on its own sink mpv_bench")
         let tone = session.directory.appendingPathComponent("books/tone.wav")
         try MPV.writeTone(to: tone)
         let mpv = try session.spawn(setup.executable, MPV.arguments(plugin: setup.plugin, sink: "mpv_bench", file: tone))

@@ -186,7 +186,7 @@ enum Report {
 
         // Summary.
         lines.append("")
-        let widths = [44, 16, 16, 16]
+        let widths = [50, 16, 16, 16]
         func row(_ cells: [String]) -> String {
             zip(cells, widths + [0]).map { padded($0, $1) }.joined().trimmingCharacters(in: .whitespaces)
         }
@@ -229,7 +229,7 @@ enum Report {
         var machine: [String] = []
         for series in results.open {
             machine.append(machineLine([
-                ("metric", "open_to_audio.\(series.key)"), ("player", "lector"), ("build", results.build),
+                ("metric", "open_to_audio." + series.key.lowercased().replacingOccurrences(of: " ", with: "_")), ("player", "lector"), ("build", results.build),
                 ("median_ms", Stats.percentile(series.firstAudio, 0.5)), ("p90_ms", Stats.percentile(series.firstAudio, 0.9)),
                 ("min_ms", series.firstAudio.min()), ("max_ms", series.firstAudio.max()),
                 ("reply_median_ms", Stats.percentile(series.reply, 0.5)), ("reply_p90_ms", Stats.percentile(series.reply, 0.9)),

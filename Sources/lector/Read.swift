@@ -21,7 +21,9 @@ struct Read: ParsableCommand {
     @Flag(help: "Start from the beginning, ignoring the bookmark.") var fromStart = false
 
     func run() throws {
-        if let chapter, chapter < 1 { throw ValidationError("--chapter counts from 1") }
+        if let chapter, chapter < 1 || chapter > Int(UInt32.max) {
+            throw ValidationError("--chapter counts from 1 (and no book has \(chapter) chapters)")
+        }
         let url = URL(fileURLWithPath: file).standardizedFileURL
         let client = try DaemonClient()
         _ = try client.callDaemon(path: BusNames.objectPath, interface: "io.github.lector.Narrator1", member: "Open") { writer in
