@@ -23,7 +23,28 @@ struct ChapterHeadingLine: Equatable {
     ]
     static let trailingPunctuation: Set<Character> = [".", ":", "-", "—", "–", ","]
 
+    /// Every keyword is ASCII: the first word, ASCII-lowercased, without trailing punctuation.
+    static let firstWords: Set<[UInt8]> = Set((keywords.union(standaloneKeywords)).map { Array($0.utf8) })
+        .union([Array("chap".utf8)])
+
+    /// Cheap rejection of the lines that cannot be headings (nearly all of them), before the
+    /// Character-level work below.
+    static func mayBeHeading(_ line: String) -> Bool {
+        var word: [UInt8] = []
+        for byte in line.utf8 {
+            if byte == 0x20 || byte == 0x09 { break }
+            guard word.count < 10 else { return false }
+            word.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+        }
+        while let last = word.last, last == 0x2E || last == 0x3A || last == 0x2D || last == 0x2C { word.removeLast() }
+        // "—" and "–" are multi-byte; strip their UTF-8 too.
+        while word.count >= 3, word[word.count - 3] == 0xE2, word[word.count - 2] == 0x80,
+              word[word.count - 1] == 0x94 || word[word.count - 1] == 0x93 { word.removeLast(3) }
+        return firstWords.contains(word)
+    }
+
     init?(_ line: String) {
+        guard Self.mayBeHeading(line) else { return nil }
         let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let first = words.first, line.count <= 80 else { return nil }
         let keyword = first.lowercased()

@@ -86,8 +86,11 @@ struct PlainTextLayout: Sendable {
     }
 
     private static func blocks(of text: String) -> [PlainTextBlock] {
-        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-            .split(separator: "\n", omittingEmptySubsequences: false)
+        // Split on the UTF-8 bytes: splitting the Character view runs grapheme breaking over the
+        // whole book, and Foundation's replacingOccurrences copies it twice even without a CR.
+        let normalized = text.utf8.contains(13)
+            ? text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n") : text
+        let lines = normalized.utf8.split(separator: 10, omittingEmptySubsequences: false).map { Substring($0) }
         var blocks: [PlainTextBlock] = []
         var current: [(text: String, number: Int)] = []
         func flush() {
@@ -95,7 +98,7 @@ struct PlainTextLayout: Sendable {
             current = []
         }
         for (index, raw) in lines.enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = Self.trimmed(raw)
             if line.isEmpty {
                 flush()
             } else if let heading = markdownHeading(line) {
@@ -107,6 +110,17 @@ struct PlainTextLayout: Sendable {
         }
         flush()
         return blocks.flatMap(splitChapterHeading)
+    }
+
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` without the NSString round trip.
+    static func trimmed(_ line: Substring) -> String {
+        let scalars = line.unicodeScalars
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            scalar.value < 0x80 ? (scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace
+        }
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !isSpace($0) })!
+        return String(scalars[first...last])
     }
 
     /// `## Chapter 2 ##` → (2, "Chapter 2"); `#hashtag` is no heading.

@@ -67,8 +67,15 @@ struct SpeakableTextBuilder {
 
     mutating func append(_ text: String, origin: () -> Origin) {
         for scalar in text.unicodeScalars {
-            if Self.invisible.contains(scalar) { continue }
-            if scalar.properties.isWhitespace || scalar.properties.generalCategory == .control {
+            // ASCII first: the Unicode property lookups and the Set hash cost ~100 ns a scalar.
+            let isSpaceOrControl: Bool
+            if scalar.value < 0x80 {
+                isSpaceOrControl = scalar.value <= 0x20 || scalar.value == 0x7F
+            } else {
+                if Self.invisible.contains(scalar) { continue }
+                isSpaceOrControl = scalar.properties.isWhitespace || scalar.properties.generalCategory == .control
+            }
+            if isSpaceOrControl {
                 if openSegment != nil { pendingSpace = true }
                 continue
             }

@@ -62,7 +62,7 @@ extension LectorService {
         let covers = Self.coverDirectory()
         saveBookmark()   // re-opening the book being read must find where it is now
         let pendingSaves = bookmarkQueue
-        bookQueue.async { [inbox] in
+        openQueue.async { [inbox] in
             pendingSaves.sync {}
             let result = Result { try PreparedBook.prepare(url: url, options: opening, bookmarks: store, covers: covers) }
             inbox!.post { [unowned self] in
@@ -99,6 +99,7 @@ extension LectorService {
         Journal.log(.info, "opened \"\(prepared.book.title)\" (\(prepared.book.chapterCount) chapters) at chapter \(prepared.startChapter + 1)",
                     fields: ["LECTOR_BOOK": prepared.book.url.path])
         bookGeneration += 1
+        latestBook.set(bookGeneration)
         loadRemainingChapters(of: prepared, generation: bookGeneration)
     }
 
@@ -114,8 +115,11 @@ extension LectorService {
     private func loadRemainingChapters(of prepared: PreparedBook, generation: Int) {
         let reader = prepared.reader
         let order = prepared.remainingChapters
+        let latest = latestBook
         bookQueue.async { [inbox] in
             for index in order {
+                // Another book has replaced this one: stop parsing it.
+                guard latest.get() == generation else { break }
                 let text: String
                 do {
                     let chapter = try reader.loadChapter(index)
@@ -133,6 +137,9 @@ extension LectorService {
                 }
             }
         }
+        // The outline (the whole document) went with the block above; give what the parse
+        // freed in the worker threads' malloc arenas back to the system.
+        bookQueue.async { releaseFreedHeap() }
     }
 
     /// A jump reached a chapter the background parser has not delivered yet: it comes in order;
@@ -214,3 +221,10 @@ struct PreparedBook: @unchecked Sendable {
                             remainingChapters: ordered, note: note)
     }
 }
+
+/// glibc keeps memory freed by worker threads in per-thread arenas; malloc_trim(0) returns the
+/// free pages of all arenas. (Glibc's Swift module does not export it.)
+private typealias MallocTrim = @convention(c) (Int) -> Int32
+private let mallocTrim: MallocTrim? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim")
+    .map { unsafeBitCast($0, to: MallocTrim.self) }
+func releaseFreedHeap() { _ = mallocTrim?(0) }

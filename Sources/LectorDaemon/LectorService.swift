@@ -37,6 +37,9 @@ public final class LectorService {
     let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
     /// Books are parsed here, never on the loop.
     let bookQueue = DispatchQueue(label: "io.github.lector.books")
+    /// Opens parse here, never queued behind the previous book's background chapters on `bookQueue`.
+    let openQueue = DispatchQueue(label: "io.github.lector.open")
+    let latestBook = GenerationTicket()
     /// The latest Open wins: results of older ones are dropped.
     var openGeneration = 0
     /// Bumped when a book is actually replaced: its background chapter loads then stop counting.
@@ -63,6 +66,9 @@ public final class LectorService {
     public init() throws {
         // Before any thread starts, so the espeak thread inherits the mask and sd-event gets them.
         EventLoop.blockSignals([SIGTERM, SIGINT])
+        // Book parsing frees its temporaries on worker threads; with glibc's default of 8 arenas
+        // per core those pages stay with the process. Two arenas keep RSS near what is in use.
+        _ = mallopt(M_ARENA_MAX, 2)
         loop = try EventLoop()
         engine = try SpeechEngine()
         catalog = VoiceCatalog(voices: engine.voices)

@@ -16,7 +16,7 @@ struct PlayerBench: ParsableCommand {
         discussion: """
             Everything runs in a private session of the test kit (a private dbus-daemon and a private PulseAudio with null sinks). The book (an EPUB 3 and a plain-text file of the same prose, 120 chapters, about 1.6 MB of text) is generated in the run and deleted with the session.
 
-            Open: Narrator1.Open(uri, {"from-start": true}) → first non-silent sample at the sink's monitor, for both books, interleaved; before every run Player.Stop and silence on the monitor.
+            Open: Narrator1.Open(uri, {"from-start": true}) → first non-silent sample at the sink's monitor, for both books, interleaved; before every run Player.Stop, the open book's chapters all parsed and silence on the monitor. A third series opens the EPUB right after another Open's reply (that one with play=false), while the first book is still being parsed in the background.
             Memory: VmRSS/VmHWM of the daemon with the EPUB open and playing for 3 s.
             GetAll: Properties.GetAll("org.mpris.MediaPlayer2.Player") from in-process sd-bus clients, sequential from one connection and back to back from several threads (one connection each), against lector and mpv + mpv-mpris.
 

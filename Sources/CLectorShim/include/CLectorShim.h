@@ -4,6 +4,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 #include <pulse/pulseaudio.h>
+#include <malloc.h>       /* mallopt: the daemon caps malloc arenas */
 #include <sys/eventfd.h> /* the synthesis thread wakes the event loop through an eventfd */
 
 /* A pa_mainloop_api whose events are sd-event sources on `event`: libpulse then runs on the
