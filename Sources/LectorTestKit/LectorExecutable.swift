@@ -34,3 +34,16 @@ public enum LectorExecutable {
         return "/nonexistent/lector (set LECTOR_BIN)"
     }()
 }
+
+extension LectorExecutable {
+    /// For the benchmarks: `override`, else the `lector` next to the running executable
+    /// (`.build/release/lector-bench` -> `.build/release/lector`). Throws if it is not executable.
+    public static func besideThisExecutable(override: String?) throws -> String {
+        let path = override ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("lector").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw TestKitError.failed("no lector executable at \(path); build it (swift build --product lector) or pass --lector")
+        }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+}

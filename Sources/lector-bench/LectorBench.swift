@@ -40,7 +40,7 @@ struct LectorBench: ParsableCommand {
     }
 
     func run() throws {
-        let lectorPath = try resolveLector()
+        let lectorPath = try LectorExecutable.besideThisExecutable(override: lector)
         let log: (String) -> Void = { message in
             FileHandle.standardError.write(Data("[bench] \(message)\n".utf8))
         }
@@ -68,19 +68,5 @@ struct LectorBench: ParsableCommand {
             }
         }
         Report.print(latency: latency, idle: idle, build: Self.build, text: text)
-    }
-
-    private func resolveLector() throws -> String {
-        let path: String
-        if let lector {
-            path = lector
-        } else {
-            let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            path = me.deletingLastPathComponent().appendingPathComponent("lector").path
-        }
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw ValidationError("no lector executable at \(path); build it (swift build --product lector) or pass --lector")
-        }
-        return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LectorTestKit
 
 /// Latency samples of one way of making sound, in milliseconds.
 struct LatencySeries {
@@ -9,20 +10,8 @@ struct LatencySeries {
     /// Why the row has no figures (e.g. "not installed"), or nil.
     var unavailable: String?
 
-    var median: Double? { Self.percentile(samples, 0.5) }
-    var p90: Double? { Self.percentile(samples, 0.9) }
-
-    /// Median as the mean of the middle two for an even count; other percentiles by nearest rank.
-    static func percentile(_ values: [Double], _ fraction: Double) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        if fraction == 0.5 {
-            let middle = sorted.count / 2
-            return sorted.count % 2 == 0 ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
-        }
-        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
-        return sorted[min(max(rank, 1), sorted.count) - 1]
-    }
+    var median: Double? { Percentile.of(samples, 0.5) }
+    var p90: Double? { Percentile.of(samples, 0.9) }
 }
 
 /// Context switches per second of one process over the idle window, with what else was true then.

@@ -60,7 +60,7 @@ struct PlayerBench: ParsableCommand {
     }
 
     func run() throws {
-        let lectorPath = try resolveLector()
+        let lectorPath = try LectorExecutable.besideThisExecutable(override: lector)
         Log.write("\(Self.build) build; lector: \(lectorPath)")
         var results = BenchResults()
         results.build = Self.build
@@ -91,20 +91,6 @@ struct PlayerBench: ParsableCommand {
             throw ExitCode(1)
         }
         Report.print(results)
-    }
-
-    private func resolveLector() throws -> String {
-        let path: String
-        if let lector {
-            path = lector
-        } else {
-            let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            path = me.deletingLastPathComponent().appendingPathComponent("lector").path
-        }
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw ValidationError("no lector executable at \(path); build it (swift build --product lector) or pass --lector")
-        }
-        return URL(fileURLWithPath: path).standardizedFileURL.path
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LectorTestKit
 
 /// Open → first audio of one book, in milliseconds.
 struct OpenSeries {
@@ -54,20 +55,6 @@ struct BenchResults {
     var mpv = PlayerGetAll()
     var mpvVersion: String?
     var notes: [String] = []
-}
-
-enum Stats {
-    /// Median as the mean of the middle two for an even count; other percentiles by nearest rank.
-    static func percentile(_ values: [Double], _ fraction: Double) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        if fraction == 0.5 {
-            let middle = sorted.count / 2
-            return sorted.count % 2 == 0 ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
-        }
-        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
-        return sorted[min(max(rank, 1), sorted.count) - 1]
-    }
 }
 
 enum Report {
@@ -139,13 +126,13 @@ enum Report {
         for series in results.open {
             let audio = series.firstAudio
             lines.append(padded("  \(series.label): first audio", 50)
-                         + padded(number(Stats.percentile(audio, 0.5)) + "ms", 10)
-                         + padded(number(Stats.percentile(audio, 0.9)) + "ms", 10)
+                         + padded(number(Percentile.of(audio, 0.5)) + "ms", 10)
+                         + padded(number(Percentile.of(audio, 0.9)) + "ms", 10)
                          + padded(number(audio.min()) + "ms", 10) + padded(number(audio.max()) + "ms", 10)
                          + "\(audio.count)" + (series.failures > 0 ? " (\(series.failures) failed)" : ""))
             lines.append(padded("  \(series.label): Open reply", 50)
-                         + padded(number(Stats.percentile(series.reply, 0.5)) + "ms", 10)
-                         + padded(number(Stats.percentile(series.reply, 0.9)) + "ms", 10)
+                         + padded(number(Percentile.of(series.reply, 0.5)) + "ms", 10)
+                         + padded(number(Percentile.of(series.reply, 0.9)) + "ms", 10)
                          + padded(number(series.reply.min()) + "ms", 10) + padded(number(series.reply.max()) + "ms", 10)
                          + "\(series.reply.count)")
             if let cold = series.cold {
@@ -172,9 +159,9 @@ enum Report {
                 ("\(name), playing, \(figures.playing.clients) clients (per call)", figures.playing.concurrent),
             ]
             for (label, samples) in rows where !samples.isEmpty {
-                lines.append(padded("  " + label, 50) + padded(number(Stats.percentile(samples, 0.5), "%.0f") + "us", 10)
-                             + padded(number(Stats.percentile(samples, 0.99), "%.0f") + "us", 10)
-                             + padded(number(Stats.percentile(samples, 0.9), "%.0f") + "us", 10) + "\(samples.count)")
+                lines.append(padded("  " + label, 50) + padded(number(Percentile.of(samples, 0.5), "%.0f") + "us", 10)
+                             + padded(number(Percentile.of(samples, 0.99), "%.0f") + "us", 10)
+                             + padded(number(Percentile.of(samples, 0.9), "%.0f") + "us", 10) + "\(samples.count)")
             }
             lines.append(padded("  \(name), playing, \(figures.playing.clients) clients: throughput", 50)
                          + grouped(figures.playing.callsPerSecond) + " calls/s ("
@@ -193,7 +180,7 @@ enum Report {
         lines.append(row(["metric", "lector", "mpv-mpris", "goal", "met"]))
         let mpvMissing = results.mpv.unavailable != nil
         for series in results.open {
-            let median = Stats.percentile(series.firstAudio, 0.5), p90 = Stats.percentile(series.firstAudio, 0.9)
+            let median = Percentile.of(series.firstAudio, 0.5), p90 = Percentile.of(series.firstAudio, 0.9)
             lines.append(row(["open -> first audio, \(series.key) (median/p90)",
                               "\(number(median, "%.0f"))/\(number(p90, "%.0f")) ms", "-", "<150 ms",
                               median.map { $0 < openGoalMs ? "yes" : "NO" } ?? "-"]))
@@ -207,10 +194,10 @@ enum Report {
             lines.append(row(["RSS after all opens (VmRSS/VmHWM)", after.text, "-", "<40 MB",
                               Double(after.rssKB) / 1024 < rssGoalMB ? "yes" : "NO"]))
         }
-        let lectorMedian = Stats.percentile(results.lector.playing.sequential, 0.5)
-        let lectorP99 = Stats.percentile(results.lector.playing.sequential, 0.99)
-        let mpvMedian = Stats.percentile(results.mpv.playing.sequential, 0.5)
-        let mpvP99 = Stats.percentile(results.mpv.playing.sequential, 0.99)
+        let lectorMedian = Percentile.of(results.lector.playing.sequential, 0.5)
+        let lectorP99 = Percentile.of(results.lector.playing.sequential, 0.99)
+        let mpvMedian = Percentile.of(results.mpv.playing.sequential, 0.5)
+        let mpvP99 = Percentile.of(results.mpv.playing.sequential, 0.99)
         lines.append(row(["GetAll round trip median / p99",
                           "\(number(lectorMedian, "%.0f"))/\(number(lectorP99, "%.0f")) us",
                           mpvMissing ? "-" : "\(number(mpvMedian, "%.0f"))/\(number(mpvP99, "%.0f")) us",
@@ -230,9 +217,9 @@ enum Report {
         for series in results.open {
             machine.append(machineLine([
                 ("metric", "open_to_audio." + series.key.lowercased().replacingOccurrences(of: " ", with: "_")), ("player", "lector"), ("build", results.build),
-                ("median_ms", Stats.percentile(series.firstAudio, 0.5)), ("p90_ms", Stats.percentile(series.firstAudio, 0.9)),
+                ("median_ms", Percentile.of(series.firstAudio, 0.5)), ("p90_ms", Percentile.of(series.firstAudio, 0.9)),
                 ("min_ms", series.firstAudio.min()), ("max_ms", series.firstAudio.max()),
-                ("reply_median_ms", Stats.percentile(series.reply, 0.5)), ("reply_p90_ms", Stats.percentile(series.reply, 0.9)),
+                ("reply_median_ms", Percentile.of(series.reply, 0.5)), ("reply_p90_ms", Percentile.of(series.reply, 0.9)),
                 ("cold_first_audio_ms", series.cold?.firstAudio), ("cold_reply_ms", series.cold?.reply),
                 ("runs", series.firstAudio.count), ("failures", series.failures), ("goal_ms", openGoalMs),
             ]))
@@ -246,22 +233,22 @@ enum Report {
         for (player, figures) in [("lector", results.lector), ("mpv", results.mpv)] where figures.unavailable == nil {
             machine.append(machineLine([
                 ("metric", "getall.sequential"), ("player", player), ("build", results.build), ("state", "playing"),
-                ("median_us", Stats.percentile(figures.playing.sequential, 0.5)),
-                ("p90_us", Stats.percentile(figures.playing.sequential, 0.9)),
-                ("p99_us", Stats.percentile(figures.playing.sequential, 0.99)), ("calls", figures.playing.sequential.count),
+                ("median_us", Percentile.of(figures.playing.sequential, 0.5)),
+                ("p90_us", Percentile.of(figures.playing.sequential, 0.9)),
+                ("p99_us", Percentile.of(figures.playing.sequential, 0.99)), ("calls", figures.playing.sequential.count),
                 ("properties", figures.propertyCount),
             ]))
             machine.append(machineLine([
                 ("metric", "getall.sequential"), ("player", player), ("build", results.build), ("state", "paused"),
-                ("median_us", Stats.percentile(figures.paused, 0.5)), ("p90_us", Stats.percentile(figures.paused, 0.9)),
-                ("p99_us", Stats.percentile(figures.paused, 0.99)), ("calls", figures.paused.count),
+                ("median_us", Percentile.of(figures.paused, 0.5)), ("p90_us", Percentile.of(figures.paused, 0.9)),
+                ("p99_us", Percentile.of(figures.paused, 0.99)), ("calls", figures.paused.count),
             ]))
             machine.append(machineLine([
                 ("metric", "getall.throughput"), ("player", player), ("build", results.build), ("state", "playing"),
                 ("clients", figures.playing.clients), ("calls_per_s", figures.playing.callsPerSecond),
                 ("calls", figures.playing.concurrentCalls), ("seconds", figures.playing.concurrentSeconds),
-                ("median_us", Stats.percentile(figures.playing.concurrent, 0.5)),
-                ("p99_us", Stats.percentile(figures.playing.concurrent, 0.99)), ("errors", figures.playing.errors),
+                ("median_us", Percentile.of(figures.playing.concurrent, 0.5)),
+                ("p99_us", Percentile.of(figures.playing.concurrent, 0.99)), ("errors", figures.playing.errors),
             ]))
         }
         if let reason = results.mpv.unavailable {
