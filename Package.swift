@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layout (one job per target):
 //   C edges       CSystemd, CPulse, CEspeakNG (system libraries), CLectorShim (what Swift cannot do in C)
-//   pure logic    LectorCore, LectorBooks (import no C library; unit-tested alone)
+//   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library; unit-tested alone)
 //   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
 //   the service   LectorDaemon (one context, one event loop), lector (CLI)
 //   testing       LectorTestKit (private bus + sound server + monitor recorder), lector-bench
@@ -36,18 +36,23 @@ let package = Package(
         // reader is a Swift package), so it is tested fast and alone like LectorCore.
         .target(name: "LectorBooks", dependencies: ["LectorCore", "ZIPFoundation"]),
 
+        // Audio policy: route changes, calls, ducking bookkeeping, over snapshots of the sound server.
+        .target(name: "LectorPolicy"),
+        // config.toml: its parser, defaults and errors with file, line and reason.
+        .target(name: "LectorConfig"),
+
         // Bookmarks on disk: Foundation only, written atomically off the event loop.
         .target(name: "LectorState", dependencies: ["LectorCore"]),
         .target(name: "LectorLoop", dependencies: ["CSystemd", "CLectorShim"], swiftSettings: cEdge),
         .target(name: "LectorBus", dependencies: ["CSystemd", "CLectorShim", "LectorLoop", "LectorCore"],
                 swiftSettings: cEdge),
-        .target(name: "LectorAudio", dependencies: ["CPulse", "CLectorShim", "LectorLoop", "LectorCore"],
+        .target(name: "LectorAudio", dependencies: ["CPulse", "CLectorShim", "LectorLoop", "LectorCore", "LectorPolicy"],
                 swiftSettings: cEdge),
         .target(name: "LectorSpeech", dependencies: ["CEspeakNG", "CLectorShim", "LectorCore"],
                 swiftSettings: cEdge),
         .target(name: "LectorDaemon",
                 dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore",
-                               "LectorBooks", "LectorState", "CSystemd"],
+                               "LectorBooks", "LectorState", "LectorPolicy", "LectorConfig", "CSystemd"],
                 swiftSettings: cEdge),
         .executableTarget(name: "lector",
                           dependencies: ["LectorDaemon", "LectorBus", "LectorCore",
@@ -70,6 +75,8 @@ let package = Package(
         .testTarget(name: "LectorBooksTests",
                     dependencies: ["LectorBooks", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "LectorStateTests", dependencies: ["LectorState"]),
+        .testTarget(name: "LectorPolicyTests", dependencies: ["LectorPolicy"]),
+        .testTarget(name: "LectorConfigTests", dependencies: ["LectorConfig"]),
         .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
         .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
     ]
