@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "lector", targets: ["lector"]),
         .executable(name: "lector-bench", targets: ["lector-bench"]),
         .executable(name: "lector-player-bench", targets: ["lector-player-bench"]),
+        .executable(name: "lector-pulse-probe", targets: ["lector-pulse-probe"]),
         .library(name: "LectorTestKit", targets: ["LectorTestKit"]),
     ],
     dependencies: [
@@ -71,6 +72,9 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: cEdge),
 
+        // Test tool: reads what libpulse offers but pactl does not print (saved stream-restore volumes).
+        .executableTarget(name: "lector-pulse-probe", dependencies: ["CPulse"], swiftSettings: cEdge),
+
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
         .testTarget(name: "LectorBooksTests",
                     dependencies: ["LectorBooks", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
@@ -79,5 +83,7 @@ let package = Package(
         .testTarget(name: "LectorConfigTests", dependencies: ["LectorConfig"]),
         .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
         .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
+        .testTarget(name: "LectorAudioPolicyTests",
+                    dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-pulse-probe"]),
     ]
 )
