@@ -28,6 +28,16 @@ public final class PlaybackStream {
     /// Called with a frame count whenever frames leave the FIFO (written or dropped).
     public var onConsumed: ((Int) -> Void)?
     public var onStateChange: ((State) -> Void)?
+    /// The server asks us to pause (`true`) or lets us go on (`false`): module-role-cork's
+    /// `request-cork` / `request-uncork` stream events, sent when a call starts and ends.
+    public var onCorkRequest: ((Bool) -> Void)?
+
+    /// Our sink input's index on the server, once connected.
+    public var serverIndex: UInt32? {
+        guard state == .ready else { return nil }
+        let index = pa_stream_get_index(stream)
+        return index == UInt32.max ? nil : index
+    }
 
     private let stream: OpaquePointer
     private var fifo: [[Int16]] = []
@@ -49,6 +59,13 @@ public final class PlaybackStream {
         pa_stream_set_write_callback(stream, { _, _, userdata in
             Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue().fill()
         }, me)
+        pa_stream_set_event_callback(stream, { _, name, _, userdata in
+            guard let name else { return }
+            let event = String(cString: name)
+            let me = Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue()
+            if event == PA_STREAM_EVENT_REQUEST_CORK { me.onCorkRequest?(true) }
+            if event == PA_STREAM_EVENT_REQUEST_UNCORK { me.onCorkRequest?(false) }
+        }, me)
 
         let bytesPerMillisecond = UInt32(sampleRate * 2 / 1000)
         var attributes = pa_buffer_attr(
@@ -68,6 +85,7 @@ public final class PlaybackStream {
     deinit {
         pa_stream_set_state_callback(stream, nil, nil)
         pa_stream_set_write_callback(stream, nil, nil)
+        pa_stream_set_event_callback(stream, nil, nil)
         pa_stream_disconnect(stream)
         pa_stream_unref(stream)
     }

@@ -17,6 +17,12 @@ public struct SpeechQueue<Job> {
         pending.isEmpty ? nil : pending.removeFirst()
     }
 
+    /// The first waiting speech `allowed` lets through, e.g. only `important` ones during a call.
+    public mutating func next(where allowed: (Job) -> Bool) -> (id: UInt64, job: Job)? {
+        guard let index = pending.firstIndex(where: { allowed($0.job) }) else { return nil }
+        return pending.remove(at: index)
+    }
+
     /// Removes a waiting speech; nil if no waiting speech has that id.
     public mutating func remove(id: UInt64) -> Job? {
         guard let index = pending.firstIndex(where: { $0.id == id }) else { return nil }

@@ -16,7 +16,8 @@ public struct SpeechRequest: Equatable, Sendable {
     public static let pitchRange: ClosedRange<Double> = 0...2
     /// `volume` 1.0 is espeak-ng's normal loudness (100).
     public static let volumeRange: ClosedRange<Double> = 0...1
-    public static let knownOptions: Set<String> = ["language", "voice", "rate", "pitch", "volume", "priority"]
+    public static let knownOptions: Set<String> = ["language", "voice", "rate", "pitch", "volume", "priority",
+                                                   "ensure-audible"]
 
     public var text: String
     public var language: String?
@@ -25,6 +26,9 @@ public struct SpeechRequest: Equatable, Sendable {
     public var pitch: Double = 1
     public var volume: Double = 1
     public var priority: SpeechPriority = .message
+    /// Raise the sink to the configured volume floor while this speaks (a payment alert on a
+    /// sink left at 5 % is worthless). A muted sink stays muted unless the speech is `important`.
+    public var ensureAudible = false
 
     public init(text: String, options: [String: OptionValue] = [:]) throws {
         try Self.validate(text: text)
@@ -51,6 +55,11 @@ public struct SpeechRequest: Equatable, Sendable {
                     throw LectorError.invalidArgument("option \"priority\" must be one of \(known), got \"\(name)\"")
                 }
                 priority = parsed
+            case "ensure-audible":
+                guard case .boolean(let flag) = value else {
+                    throw LectorError.invalidArgument("option \"ensure-audible\" must be a boolean (b), got type \(value.signature)")
+                }
+                ensureAudible = flag
             default:
                 let known = Self.knownOptions.sorted().joined(separator: ", ")
                 throw LectorError.invalidArgument("unknown option \"\(key)\" (known: \(known))")
