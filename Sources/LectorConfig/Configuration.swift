@@ -1,4 +1,149 @@
-/// Lector's settings from `$XDG_CONFIG_HOME/lector/config.toml` (being written; see issue 6).
+/// Lector's settings from `$XDG_CONFIG_HOME/lector/config.toml` (documented in lector.conf(5)).
+///
+/// Pure Swift: callers read the file (a missing file means `Configuration()`, the defaults) and
+/// hand its text or bytes to `parse`, which either returns a complete configuration or throws a
+/// `ConfigError` naming the file, the line and what is wrong. Nothing is half-applied: an invalid
+/// file yields no configuration, so a daemon keeps the last good one.
 public struct Configuration: Equatable, Sendable {
+    /// `[speech]`: defaults for announcements and narration when a request does not say.
+    public var speech = Speech()
+    /// `[voices]`: BCP 47 language tag, as written in the file (e.g. `en`, `zh-CN`) -> espeak-ng
+    /// voice name (e.g. `en-gb`, `cmn`). Use `voice(forLanguage:)` to look one up.
+    public var voices: [String: String] = [:]
+    /// `[audio]`: ducking, the audible-volume floor, resuming after a call.
+    public var audio = Audio()
+    /// `[notifications]`: reading desktop notifications aloud.
+    public var notifications = Notifications()
+
     public init() {}
+
+    public struct Speech: Equatable, Sendable {
+        public static let rateRange: ClosedRange<Double> = 0.5...2.5
+        public static let pitchRange: ClosedRange<Double> = 0...2
+        public static let volumeRange: ClosedRange<Double> = 0...1
+
+        /// `rate`: 1.0 is espeak-ng's normal speed.
+        public var rate = 1.0
+        /// `pitch`: 1.0 is the voice's normal pitch.
+        public var pitch = 1.0
+        /// `volume`: of the speech itself, 0...1.
+        public var volume = 1.0
+
+        public init() {}
+    }
+
+    public struct Audio: Equatable, Sendable {
+        public static let duckLevelRange: ClosedRange<Double> = 0...1
+        public static let duckRampMillisecondsRange: ClosedRange<Int> = 0...500
+        public static let volumeFloorRange: ClosedRange<Double> = 0...1
+        public static let autoResumeTimeoutMinutesRange: ClosedRange<Int> = 0...1440
+
+        /// `duck-level`: the fraction of other applications' volume while an announcement speaks.
+        public var duckLevel = 0.3
+        /// `duck-ramp-ms`: how long ducking and unducking fade, in milliseconds.
+        public var duckRampMilliseconds = 30
+        /// `volume-floor`: for an announcement with the `ensure-audible` option, a sink quieter than
+        /// this is raised to it while the announcement speaks, 0...1.
+        public var volumeFloor = 0.2
+        /// `auto-resume-timeout-minutes`: narration paused by a call resumes when the call ends only
+        /// if the call took at most this long; 0 never resumes by itself.
+        public var autoResumeTimeoutMinutes = 30
+
+        public init() {}
+    }
+
+    public struct Notifications: Equatable, Sendable {
+        /// `enabled`: read desktop notifications aloud.
+        public var enabled = false
+        /// `allow`: application names (a notification's app name) whose notifications are read;
+        /// empty reads none.
+        public var allow: [String] = []
+        /// `read-body`: read the body after the summary.
+        public var readBody = false
+        /// `quiet-hours`: when no notification is read; nil (`""` in the file) for never.
+        public var quietHours: QuietHours?
+
+        public init() {}
+    }
+
+    /// The espeak-ng voice configured for `tag`, trying the tag and then each shorter prefix
+    /// (`zh-Hant-TW`, `zh-Hant`, `zh`); tags compare case-insensitively and `_` counts as `-`.
+    public func voice(forLanguage tag: String) -> String? {
+        var byTag: [String: String] = [:]
+        for (key, voice) in voices { byTag[Self.normalizedTag(key)] = voice }
+        var parts = Self.normalizedTag(tag).split(separator: "-", omittingEmptySubsequences: false)
+        while !parts.isEmpty {
+            if let voice = byTag[parts.joined(separator: "-")] { return voice }
+            parts.removeLast()
+        }
+        return nil
+    }
+
+    /// Where the configuration lives: `$XDG_CONFIG_HOME/lector/config.toml` when XDG_CONFIG_HOME is
+    /// an absolute path, else `$HOME/.config/lector/config.toml`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
+            return trimmingTrailingSlashes(config) + "/lector/config.toml"
+        }
+        return trimmingTrailingSlashes(environment["HOME"] ?? "") + "/.config/lector/config.toml"
+    }
+
+    /// Parses a config file's text; `file` is only used in errors. Throws `ConfigError`.
+    public static func parse(_ text: String, file: String) throws -> Configuration {
+        var builder = ConfigurationBuilder(file: file)
+        var parser = TOMLParser(text, file: file)
+        try parser.parse { event in
+            switch event {
+            case .table(let name, let line): try builder.beginTable(name, line: line)
+            case .keyValue(let key, let value, let line): try builder.set(key, value, line: line)
+            }
+        }
+        return builder.configuration
+    }
+
+    /// Parses a config file's bytes, which must be UTF-8 (the error names the line of the first bad byte).
+    public static func parse(utf8 bytes: [UInt8], file: String) throws -> Configuration {
+        var scalars = String.UnicodeScalarView()
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var line = 1
+        loop: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar == "\n" { line += 1 }
+                scalars.append(scalar)
+            case .emptyInput:
+                break loop
+            case .error:
+                throw ConfigError(file: file, line: line, reason: "the file is not valid UTF-8")
+            }
+        }
+        return try parse(String(scalars), file: file)
+    }
+
+    static func normalizedTag(_ tag: String) -> String {
+        String(tag.lowercased().map { $0 == "_" ? "-" : $0 })
+    }
+
+    private static func trimmingTrailingSlashes(_ path: String) -> String {
+        var path = Substring(path)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        return path == "/" ? "" : String(path)
+    }
+}
+
+/// An invalid config file: printed as `FILE:LINE: REASON`.
+public struct ConfigError: Error, Equatable, CustomStringConvertible {
+    public let file: String
+    /// 1-based.
+    public let line: Int
+    public let reason: String
+
+    public init(file: String, line: Int, reason: String) {
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
+
+    public var description: String { "\(file):\(line): \(reason)" }
 }
