@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "LectorConfig"),
 
         // Bookmarks on disk: Foundation only, written atomically off the event loop.
-        .target(name: "LectorState", dependencies: ["LectorCore"]),
+        .target(name: "LectorState", dependencies: ["LectorCore", "LectorPolicy"]),
         .target(name: "LectorLoop", dependencies: ["CSystemd", "CLectorShim"], swiftSettings: cEdge),
         .target(name: "LectorBus", dependencies: ["CSystemd", "CLectorShim", "LectorLoop", "LectorCore"],
                 swiftSettings: cEdge),

@@ -20,6 +20,10 @@ extension LectorService {
         Unmanaged<LectorService>.fromOpaque(userdata!).takeUnretainedValue()
     }
 
+    /// Methods by which the listener takes over: no automatic resume after a call then.
+    static let listenerActions: Set<String> = ["Play", "Pause", "PlayPause", "Stop", "Next", "Previous", "Seek",
+                                               "SetPosition", "OpenUri", "GoTo", "Open"]
+
     func registerMPRIS() throws {
         var handlers = Self.dispatch
         let userdata = Unmanaged.passUnretained(self).toOpaque()
@@ -74,6 +78,11 @@ extension LectorService {
 
     func mprisMethod(_ message: OpaquePointer, _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
         let reader = MessageReader(message)
+        if Self.listenerActions.contains(reader.member), reader.interface != MPRISNames.root {
+            let pausing = reader.member == "Pause" || reader.member == "Stop"
+                || (reader.member == "PlayPause" && narrator.state.status == .playing)
+            listenerActed(pausing: pausing)
+        }
         do {
             switch (reader.interface, reader.member) {
             case (MPRISNames.root, "Raise"): break
@@ -261,6 +270,4 @@ extension LectorService {
             try writer.appendObjectPath(narrator.trackID)
         }
     }
-
-    var pausedBecause: String { narrator.state.status == .paused ? "user" : "" }
 }

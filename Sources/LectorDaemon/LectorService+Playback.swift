@@ -6,7 +6,14 @@ import LectorSpeech
 extension LectorService {
     /// Starts the next queued speech if nothing is speaking and the sound server is there.
     func startNext() {
-        guard current == nil, let stream, stream.state == .ready, let (id, request) = queue.next() else { return }
+        defer { updateDuck() }
+        guard current == nil, let stream, stream.state == .ready,
+              let (id, request) = queue.next(where: mayStart) else { return }
+        guard prepareAudibility(for: request) else {
+            Journal.log(.info, "speech \(id) not spoken: the sink is muted", fields: ["LECTOR_SPEECH_ID": String(id)])
+            emitFinished(id, .muted)
+            return startNext()
+        }
         let voice: Voice
         do {
             voice = try catalog.resolve(language: request.language, voice: request.voice)
@@ -38,6 +45,7 @@ extension LectorService {
     func cancelAll(reason: FinishReason) {
         endCurrent(reason)
         for id in queue.removeAll() { emitFinished(id, reason) }
+        updateDuck()
     }
 
     // MARK: - synthesis results
@@ -153,14 +161,16 @@ extension LectorService {
         switch state {
         case .ready:
             Journal.log(.info, "connected to the sound server")
+            if let context = soundServer.context { policy.mirror.attach(context: context) }
             openStream()
             openNarrationStream()
         case .unavailable(let reason):
             Journal.log(.warning, "sound server unavailable: \(reason); retrying",
                         fields: ["LECTOR_ERROR": "SoundServerUnavailable"])
             cancelAll(reason: .failed)   // before dropping the stream: stop() returns its FIFO to the mailbox
+            soundServerLost()
             stream = nil
-            narrator.pause()
+            pauseNarration(because: "sound-server-lost")
             narrator.stream = nil
         case .connecting:
             break
@@ -184,6 +194,7 @@ extension LectorService {
         do {
             let stream = try PlaybackStream(context: context, sampleRate: engine.sampleRate, properties: properties)
             stream.onConsumed = { [unowned self] frames in self.engine.mailbox.consumed(frames: frames) }
+            stream.onCorkRequest = { [unowned self] cork in self.corkRequested(cork) }
             stream.onStateChange = { [unowned self, unowned stream] state in
                 switch state {
                 case .ready:
@@ -192,7 +203,7 @@ extension LectorService {
                 case .failed:
                     guard self.narrator.stream === stream else { return }
                     Journal.log(.warning, "narration stream failed; opening a new one in \(Self.streamRetrySeconds) s")
-                    self.narrator.pause()
+                    self.pauseNarration(because: "stream-failed")
                     self.narrator.stream = nil
                     self.streamRetry.schedule(noLaterThan: Self.streamRetrySeconds * 1_000_000)
                 case .connecting: break

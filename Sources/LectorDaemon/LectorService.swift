@@ -31,6 +31,8 @@ public final class LectorService {
     var nextJob: UInt64 = 1
 
     var narrator: Narrator!
+    /// Route changes, calls, ducking (issue 4).
+    let policy = AudioPolicyState()
     var inbox: LoopInbox!
     /// Bookmarks are written here, never on the loop (fsync can take long).
     let bookmarkQueue = DispatchQueue(label: "io.github.lector.bookmarks")
@@ -92,6 +94,7 @@ public final class LectorService {
         for signal in [SIGTERM, SIGINT] {
             sources.append(try loop.onSignal(signal) { [unowned self] in self.shutdown(signal: signal) })
         }
+        try setUpAudioPolicy()
         soundServer = try SoundServer(loop: loop, properties: Self.streamProperties)
         soundServer.onStateChange = { [unowned self] state in self.soundServerChanged(state) }
 
@@ -119,6 +122,7 @@ public final class LectorService {
         saveBookmark()
         bookmarkQueue.sync {}   // the last bookmark is on disk before we go
         cancelAll(reason: .cancelled)
+        releaseDuck()   // queued to the server before we disconnect
         narrator.stream = nil
         // While the loop still runs (libpulse needs it to disconnect), and stream before context:
         // their callbacks reach back into this object.

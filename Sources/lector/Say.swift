@@ -25,6 +25,8 @@ struct Say: ParsableCommand {
     @Option(help: "Pitch, 1.0 is normal (0...2).") var pitch: Double?
     @Option(help: "Volume (0...1).") var volume: Double?
     @Option(help: "important, message, text, notification or progress.") var priority: String?
+    @Flag(help: "Raise the output to the configured volume floor while speaking if it is quieter; a muted output stays muted unless --priority important.")
+    var ensureAudible = false
     @Argument(help: "The text, or - to read it from standard input.") var text: String
 
     func run() throws {
@@ -41,7 +43,9 @@ struct Say: ParsableCommand {
         if let pitch { options["pitch"] = { try $0.append(pitch) } }
         if let volume { options["volume"] = { try $0.append(volume) } }
         if let priority { options["priority"] = { try $0.append(priority) } }
-        let signatures = ["language": "s", "voice": "s", "priority": "s", "rate": "d", "pitch": "d", "volume": "d"]
+        if ensureAudible { options["ensure-audible"] = { try $0.append(true) } }
+        let signatures = ["language": "s", "voice": "s", "priority": "s", "rate": "d", "pitch": "d", "volume": "d",
+                          "ensure-audible": "b"]
 
         let client = try DaemonClient()
         if wait { try client.watchFinishes() }
