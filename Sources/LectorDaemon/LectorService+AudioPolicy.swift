@@ -159,7 +159,9 @@ extension LectorService {
     private func duck(_ stream: StreamSnapshot) {
         let steps = policy.duckBook.duck(stream, level: policy.duckPolicy.level, steps: policy.rampSteps)
         guard !steps.isEmpty else { return }
-        saveDuckJournal()   // on disk before the first volume changes
+        // Every step is known as ours (change events lag behind) and journaled before the first is set.
+        for volume in steps { policy.duckBook.willSet(volume, on: stream.index) }
+        saveDuckJournal()
         Journal.log(.debug, "ducking stream \(stream.index) (\(stream.applicationName ?? "?")) \(stream.volume) -> \(steps.last!)")
         policy.ramps[stream.index] = steps
         stepRamps()
@@ -171,7 +173,6 @@ extension LectorService {
         var finished: [UInt32] = []
         for (index, steps) in policy.ramps {
             guard let volume = steps.first else { continue }
-            policy.duckBook.willSet(volume, on: index)
             policy.mirror.setPlaybackVolume(index, volume) { ok in
                 if !ok { Journal.log(.info, "stream \(index) went away while being ducked") }
             }

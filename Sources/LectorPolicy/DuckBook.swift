@@ -37,12 +37,17 @@ public struct DuckBook: Sendable {
         /// Its volume before the duck.
         public var original: ChannelVolumes
         public var restoreKey: String?
+        /// Every volume we set (or planned) during the duck: a release in the middle of a ramp
+        /// finds the stream at one of them, or still at `original` with our sets in flight.
+        public var volumesSet: [ChannelVolumes]
 
-        public init(stream: UInt32, expected: ChannelVolumes, original: ChannelVolumes, restoreKey: String?) {
+        public init(stream: UInt32, expected: ChannelVolumes, original: ChannelVolumes, restoreKey: String?,
+                    volumesSet: [ChannelVolumes] = []) {
             self.stream = stream
             self.expected = expected
             self.original = original
             self.restoreKey = restoreKey
+            self.volumesSet = volumesSet
         }
 
         /// A fade back up from `expected`, ending exactly at `original`. Before each step the
@@ -119,20 +124,22 @@ public struct DuckBook: Sendable {
     public mutating func release() -> [Restore] {
         let restores = entries.values.sorted { $0.stream < $1.stream }.compactMap { entry -> Restore? in
             guard let expected = entry.lastSet else { return nil }
-            return Restore(stream: entry.stream, expected: expected, original: entry.original, restoreKey: entry.restoreKey)
+            return Restore(stream: entry.stream, expected: expected, original: entry.original, restoreKey: entry.restoreKey,
+                           volumesSet: entry.volumesSet)
         }
         entries = [:]
         removedWhileDucked = []
         return restores
     }
 
-    /// Restore only a stream whose volume is still the last one we set; any other volume was
-    /// chosen by the user after us.
+    /// Restore only a stream whose volume is still one we set (the last, or a ramp step when the
+    /// duck ends mid-ramp), or still its original while our sets are in flight (then setting
+    /// `original` again overtakes them); any other volume was chosen by the user after us.
     ///
     /// ```swift
     /// DuckBook.shouldRestore(current: ChannelVolumes([19661, 19661]), restore)   // true if expected is 30 %
     /// ```
     public static func shouldRestore(current: ChannelVolumes, _ restore: Restore) -> Bool {
-        current == restore.expected
+        current == restore.expected || current == restore.original || restore.volumesSet.contains(current)
     }
 }

@@ -55,7 +55,7 @@ final class DuckBookTests: XCTestCase {
         let restores = book.release()
         XCTAssertFalse(book.isDucking)
         XCTAssertEqual(book.entries, [:])
-        XCTAssertEqual(restores, [
+        XCTAssertEqual(restores.map { var plain = $0; plain.volumesSet = []; return plain }, [
             DuckBook.Restore(stream: 63, expected: ducked, original: full, restoreKey: "sink-input-by-application-name:Firefox"),
             DuckBook.Restore(stream: 64, expected: ChannelVolumes([15729, 15729]), original: ChannelVolumes([52429, 52429]),
                              restoreKey: "sink-input-by-media-role:music"),
@@ -123,6 +123,18 @@ final class DuckBookTests: XCTestCase {
         XCTAssertFalse(DuckBook.shouldRestore(current: ChannelVolumes([30000, 30000]), restores[0]))
         XCTAssertFalse(DuckBook.shouldRestore(current: ChannelVolumes([19661]), restores[0]))
         XCTAssertTrue(DuckBook.shouldRestore(current: ducked, restores[0]))
+    }
+
+    func testReleaseMidRampRestoresFromAnyStepOrTheOriginal() {
+        var book = DuckBook()
+        var firefox = M.firefox(on: sink)
+        let ramp = book.duck(firefox, level: 0.3, steps: 3)
+        for volume in ramp { book.willSet(volume, on: firefox.index) }   // all planned, one set so far
+        firefox.volume = ramp[0]
+        let restores = book.release()
+        XCTAssertTrue(DuckBook.shouldRestore(current: ramp[0], restores[0]))
+        XCTAssertTrue(DuckBook.shouldRestore(current: full, restores[0]), "our first set may still be in flight")
+        XCTAssertFalse(DuckBook.shouldRestore(current: ChannelVolumes([30000, 30000]), restores[0]))
     }
 
     func testStreamStartingDuringADuckIsDucked() {

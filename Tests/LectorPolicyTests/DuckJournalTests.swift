@@ -144,4 +144,15 @@ final class DuckJournalTests: XCTestCase {
         XCTAssertEqual(journal.recovery(in: M.snapshot([M.laptop()], [M.firefox(on: sink)])), [])
         XCTAssertEqual(journal.savedEntryRepairs(saved: ["x": ducked]), [])
     }
+
+    func testMergingKeepsEachEntryOnceAndRemovingDropsCurrentStreams() {
+        let firefox = DuckEntry(stream: M.firefox(on: sink), level: 0.3)
+        let rhythmbox = DuckEntry(stream: M.rhythmbox(on: sink), level: 0.3)
+        var journal = DuckJournal(entries: [firefox])
+        XCTAssertFalse(journal.isEmpty)
+        journal.merge(DuckJournal(entries: [firefox, rhythmbox]))
+        XCTAssertEqual(journal.entries, [firefox, rhythmbox])
+        XCTAssertEqual(journal.removing(streams: [firefox.stream]).entries, [rhythmbox])
+        XCTAssertTrue(DuckJournal().isEmpty)
+    }
 }
