@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "lector-bench", targets: ["lector-bench"]),
         .executable(name: "lector-player-bench", targets: ["lector-player-bench"]),
         .executable(name: "lector-pulse-probe", targets: ["lector-pulse-probe"]),
+        .executable(name: "lector-policy-bench", targets: ["lector-policy-bench"]),
         .library(name: "LectorTestKit", targets: ["LectorTestKit"]),
     ],
     dependencies: [
@@ -69,6 +70,14 @@ let package = Package(
         // round trips against mpv + mpv-mpris in the same run.
         .executableTarget(name: "lector-player-bench",
                           dependencies: ["LectorTestKit", "LectorBus",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          swiftSettings: cEdge),
+
+        // Issue 4's figures: route loss to Paused, call to silence, announcement to ducked, end to
+        // restored, timed in-process on the daemon's own loop/bus/libpulse wrappers.
+        .executableTarget(name: "lector-policy-bench",
+                          dependencies: ["LectorTestKit", "LectorBus", "LectorLoop", "LectorAudio", "LectorPolicy",
+                                         "CPulse",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: cEdge),
 

@@ -1,0 +1,2 @@
+// Being written (issue 4's benchmark).
+print("lector-policy-bench")
