@@ -1,2 +1,2 @@
-// Being written (issue 4's benchmark).
-print("lector-policy-bench")
+// lector-policy-bench: see PolicyBench.swift and docs/benchmarks.md.
+PolicyBench.main()
