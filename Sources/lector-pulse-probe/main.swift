@@ -1,4 +1,202 @@
 import CPulse
+#if canImport(Glibc)
+import Glibc
+#endif
 
-// Being written (issue 4): prints saved stream-restore entries.
-print(String(cString: pa_get_library_version()))
+// lector-pulse-probe: a test tool that reads what libpulse offers but pactl does not print.
+//
+//   lector-pulse-probe stream-restore
+//       Prints every saved stream-restore entry (pa_ext_stream_restore_read), one per line:
+//       NAME<TAB>v1,v2,...<TAB>muted (0/1)<TAB>device
+//       with the raw pa_volume_t of each channel (empty when the entry saves no volume) and an
+//       empty device when none is saved.
+//
+//   lector-pulse-probe stream-restore-write NAME v1,v2,... [MUTED [DEVICE]]
+//       Saves (replaces) one entry, e.g. to leave a ducked volume behind as a crashed client
+//       would: `stream-restore-write sink-input-by-media-role:music 13107`. MUTED is 0 or 1
+//       (default 0); the volume list may be empty to save no volume.
+//
+// Exit 0 on success; 1 with a message on stderr when the server cannot be reached, does not offer
+// the stream-restore extension or refuses the request; 2 for bad arguments.
+//
+// The server is the one libpulse finds on its own (PULSE_SERVER etc.); never autospawned.
+// One blocking pa_mainloop; the whole run is bounded by a 10 s deadline.
+
+/// Progress of the one run, shared with the C callbacks (they cannot capture).
+struct Probe {
+    enum Phase { case connecting, testing, working, done }
+    var phase = Phase.connecting
+    var lines: [String] = []
+    var failure: String?
+}
+
+var probe = Probe()
+var mainloop: OpaquePointer!
+
+func fail(_ message: String) {
+    if probe.failure == nil { probe.failure = message }
+    probe.phase = .done
+    pa_mainloop_quit(mainloop, 1)
+}
+
+func contextError(_ context: OpaquePointer?) -> String {
+    String(cString: pa_strerror(pa_context_errno(context)))
+}
+
+func usage(_ problem: String? = nil) -> Never {
+    if let problem { fputs("lector-pulse-probe: \(problem)\n", stderr) }
+    fputs("usage: lector-pulse-probe stream-restore\n"
+          + "       lector-pulse-probe stream-restore-write NAME v1,v2,... [MUTED [DEVICE]]\n", stderr)
+    exit(2)
+}
+
+/// What to save for `stream-restore-write`.
+struct Entry {
+    var name: String
+    var volumes: [pa_volume_t]
+    var muted: Bool
+    var device: String?
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+var entryToWrite: Entry?
+switch arguments.first {
+case "stream-restore" where arguments.count == 1:
+    break
+case "stream-restore-write" where (3...5).contains(arguments.count):
+    let volumeText = arguments[2]
+    let volumes = volumeText.isEmpty ? [] : volumeText.split(separator: ",", omittingEmptySubsequences: false)
+        .map { pa_volume_t(String($0)) }
+    guard volumes.allSatisfy({ $0 != nil && $0! <= PA_VOLUME_MAX }), volumes.count <= Int(PA_CHANNELS_MAX) else {
+        usage("bad volume list \"\(volumeText)\" (raw pa_volume_t values, comma-separated)")
+    }
+    let muted = arguments.count > 3 ? arguments[3] : "0"
+    guard muted == "0" || muted == "1" else { usage("MUTED must be 0 or 1") }
+    entryToWrite = Entry(name: arguments[1], volumes: volumes.map { $0! }, muted: muted == "1",
+                         device: arguments.count > 4 ? arguments[4] : nil)
+default:
+    usage()
+}
+
+mainloop = pa_mainloop_new()
+let api = pa_mainloop_get_api(mainloop)
+guard let context = pa_context_new(api, "lector-pulse-probe") else {
+    fputs("lector-pulse-probe: pa_context_new failed\n", stderr)
+    exit(1)
+}
+
+let readCallback: pa_ext_stream_restore_read_cb_t = { context, info, eol, _ in
+    if eol < 0 {
+        fail("reading the stream-restore entries failed: \(contextError(context))")
+        return
+    }
+    if eol > 0 {
+        probe.phase = .done
+        pa_mainloop_quit(mainloop, 0)
+        return
+    }
+    guard let info = info?.pointee else { return }
+    let name = info.name.map { String(cString: $0) } ?? ""
+    var volume = info.volume
+    let channels = Int(volume.channels)
+    let values = withUnsafeBytes(of: &volume.values) { raw in
+        raw.bindMemory(to: pa_volume_t.self).prefix(channels).map(String.init)
+    }
+    let device = info.device.map { String(cString: $0) } ?? ""
+    probe.lines.append("\(name)\t\(values.joined(separator: ","))\t\(info.mute != 0 ? 1 : 0)\t\(device)")
+}
+
+let testCallback: pa_ext_stream_restore_test_cb_t = { context, version, _ in
+    guard version != UInt32.max else {  // PA_INVALID_INDEX: the server refused the test
+        fail("the sound server does not offer the stream-restore extension "
+             + "(PulseAudio: load module-stream-restore): \(contextError(context))")
+        return
+    }
+    probe.phase = .working
+    if let entry = entryToWrite {
+        write(entry, context)
+        return
+    }
+    guard let operation = pa_ext_stream_restore_read(context, readCallback, nil) else {
+        fail("pa_ext_stream_restore_read: \(contextError(context))")
+        return
+    }
+    pa_operation_unref(operation)
+}
+
+func write(_ entry: Entry, _ context: OpaquePointer?) {
+    var info = pa_ext_stream_restore_info()
+    var volume = pa_cvolume()
+    volume.channels = UInt8(entry.volumes.count)
+    withUnsafeMutableBytes(of: &volume.values) { raw in
+        let values = raw.bindMemory(to: pa_volume_t.self)
+        for (index, value) in entry.volumes.enumerated() { values[index] = value }
+    }
+    info.volume = volume
+    if !entry.volumes.isEmpty {
+        pa_channel_map_init_auto(&info.channel_map, UInt32(entry.volumes.count), PA_CHANNEL_MAP_DEFAULT)
+    }
+    info.mute = entry.muted ? 1 : 0
+    let operation = entry.name.withCString { name in
+        (entry.device ?? "").withCString { device -> OpaquePointer? in
+            info.name = name
+            info.device = entry.device == nil ? nil : device
+            return pa_ext_stream_restore_write(context, PA_UPDATE_REPLACE, &info, 1, 1, { context, success, _ in
+                if success == 0 {
+                    fail("the server refused to save the entry: \(contextError(context))")
+                } else {
+                    probe.phase = .done
+                    pa_mainloop_quit(mainloop, 0)
+                }
+            }, nil)
+        }
+    }
+    guard let operation else {
+        fail("pa_ext_stream_restore_write: \(contextError(context))")
+        return
+    }
+    pa_operation_unref(operation)
+}
+
+pa_context_set_state_callback(context, { context, _ in
+    switch pa_context_get_state(context) {
+    case PA_CONTEXT_READY:
+        guard probe.phase == .connecting else { return }
+        probe.phase = .testing
+        guard let operation = pa_ext_stream_restore_test(context, testCallback, nil) else {
+            fail("pa_ext_stream_restore_test: \(contextError(context))")
+            return
+        }
+        pa_operation_unref(operation)
+    case PA_CONTEXT_FAILED:
+        fail("cannot connect to the sound server: \(contextError(context))")
+    case PA_CONTEXT_TERMINATED:
+        if probe.phase != .done { fail("the sound server closed the connection") }
+    default:
+        break
+    }
+}, nil)
+
+guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
+    fputs("lector-pulse-probe: cannot connect to the sound server: \(contextError(context))\n", stderr)
+    exit(1)
+}
+
+// A deadline, so a server that accepts but never answers cannot hang a test.
+let deadline = pa_context_rttime_new(context, pa_rtclock_now() + 10 * PA_USEC_PER_SEC, { _, _, _, _ in
+    fail("no answer from the sound server within 10 s (still \(probe.phase))")
+}, nil)
+
+var result: Int32 = 0
+_ = pa_mainloop_run(mainloop, &result)
+if let deadline { api?.pointee.time_free(deadline) }
+pa_context_disconnect(context)
+pa_context_unref(context)
+pa_mainloop_free(mainloop)
+
+if let failure = probe.failure {
+    fputs("lector-pulse-probe: \(failure)\n", stderr)
+    exit(1)
+}
+for line in probe.lines { print(line) }
+exit(0)
