@@ -3,8 +3,16 @@ import Foundation
 /// Where the `lector` executable under test is: `LECTOR_BIN`, else next to the test bundle in the
 /// build products directory (`.build/debug/lector`), walking up a few levels if needed.
 public enum LectorExecutable {
-    public static let path: String = {
-        if let override = ProcessInfo.processInfo.environment["LECTOR_BIN"], !override.isEmpty {
+    public static let path: String = BuiltProduct.path(named: "lector", overrideVariable: "LECTOR_BIN")
+}
+
+/// Executables of this package that tests run (`lector`, `lector-pulse-probe`): found next to the
+/// test bundle in the build products directory, walking up a few levels if needed.
+public enum BuiltProduct {
+    /// `$overrideVariable` if set, else the first executable `name` beside the test bundle or
+    /// runner; else a path that does not exist, so that the first spawn fails with a clear message.
+    public static func path(named name: String, overrideVariable: String) -> String {
+        if let override = ProcessInfo.processInfo.environment[overrideVariable], !override.isEmpty {
             return override
         }
         var starts: [URL] = []
@@ -19,8 +27,8 @@ public enum LectorExecutable {
         for start in starts {
             var directory = start.standardizedFileURL
             for _ in 0..<5 {
-                for candidate in [directory.appendingPathComponent("lector"),
-                                  directory.appendingPathComponent(".build/debug/lector")] {
+                for candidate in [directory.appendingPathComponent(name),
+                                  directory.appendingPathComponent(".build/debug/\(name)")] {
                     var isDirectory: ObjCBool = false
                     if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
                        !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: candidate.path) {
@@ -30,9 +38,8 @@ public enum LectorExecutable {
                 directory = directory.deletingLastPathComponent()
             }
         }
-        // Let the first spawn fail with a clear "not found" rather than crashing here.
-        return "/nonexistent/lector (set LECTOR_BIN)"
-    }()
+        return "/nonexistent/\(name) (build it, or set \(overrideVariable))"
+    }
 }
 
 extension LectorExecutable {

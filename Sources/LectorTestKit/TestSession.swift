@@ -3,9 +3,10 @@ import Foundation
 /// A private desktop session for one test, so tests never touch the developer's real session bus or
 /// speakers and can run side by side: a temp dir holding private XDG_RUNTIME_DIR/HOME/XDG_*_HOME,
 /// a private dbus-daemon (session-like config with a service directory we control), and a private
-/// PulseAudio with null sinks whose monitors can be recorded. Everything started through the session
-/// carries a marker in its environment, so `shutdown()` (also run by deinit) can find and kill even
-/// D-Bus-activated services that were double-forked away from us.
+/// sound server with null sinks whose monitors can be recorded: PulseAudio, or PipeWire with
+/// pipewire-pulse and WirePlumber (`LECTOR_TEST_SOUND_SERVER=pipewire`, see `SoundServerKind`).
+/// Everything started through the session carries a marker in its environment, so `shutdown()`
+/// (also run by deinit) can find and kill even D-Bus-activated services that were double-forked away from us.
 ///
 /// Set LECTOR_TEST_KEEP_DIRECTORY=1 to keep the temp dir (logs of every process) after shutdown.
 public final class TestSession: @unchecked Sendable {
@@ -19,8 +20,10 @@ public final class TestSession: @unchecked Sendable {
     public let sinks: [String]
     /// e.g. unix:path=/tmp/lector-test-XXXXXX/runtime/bus
     public let busAddress: String
-    /// e.g. unix:/tmp/lector-test-XXXXXX/runtime/pulse/native
+    /// e.g. unix:/tmp/lector-test-XXXXXX/runtime/pulse/native (PulseAudio's or pipewire-pulse's socket)
     public let pulseServer: String
+    /// The sound server this session runs (`LECTOR_TEST_SOUND_SERVER` unless the initializer chose one).
+    public let soundServerKind: SoundServerKind
     /// Environment for child processes: ours plus the private bus, sound server and XDG dirs,
     /// without DISPLAY/WAYLAND_DISPLAY (nothing may reach a real desktop).
     public let environment: [String: String]
@@ -28,19 +31,23 @@ public final class TestSession: @unchecked Sendable {
     /// Environment variable whose value (the session directory) marks every process we start.
     public static let markerVariable = "LECTOR_TEST_SESSION"
 
-    private let runtimeDirectory: URL
-    private let lock = NSLock()
+    let runtimeDirectory: URL
+    let lock = NSLock()
     private var bus: ManagedProcess?
-    private var soundServer: ManagedProcess?
+    /// pulseaudio; or pipewire, wireplumber and pipewire-pulse.
+    private var soundServerProcesses: [ManagedProcess] = []
     /// One idle recorder per sink, see `keepSinksAwake`.
     private var sinkKeepers: [ManagedProcess] = []
-    private var children: [ManagedProcess] = []
+    var children: [ManagedProcess] = []
     private var recordings: [MonitorRecording] = []
     private var watchers: [SignalWatcher] = []
     private var logCounter = 0
     private var isShutDown = false
 
-    public init(sinks: [String] = ["lector_test"], startSoundServer: Bool = true) throws {
+    /// `soundServer` nil: the one `LECTOR_TEST_SOUND_SERVER` names (default pulseaudio).
+    public init(sinks: [String] = ["lector_test"], startSoundServer: Bool = true,
+                soundServer: SoundServerKind? = nil) throws {
+        soundServerKind = try soundServer ?? SoundServerKind.fromEnvironment()
         var template = Array("/tmp/lector-test-XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else { throw TestKitError.failed("mkdtemp: \(errno)") }
         directory = URL(fileURLWithPath: String(cString: created), isDirectory: true)
@@ -53,7 +60,8 @@ public final class TestSession: @unchecked Sendable {
         pulseServer = "unix:\(runtimeDirectory.path)/pulse/native"
 
         var environment = ProcessInfo.processInfo.environment
-        for key in environment.keys where key.hasPrefix("PULSE_") || key == "DISPLAY" || key == "WAYLAND_DISPLAY"
+        for key in environment.keys where key.hasPrefix("PULSE_") || key.hasPrefix("PIPEWIRE_")
+            || key.hasPrefix("WIREPLUMBER_") || key == "DISPLAY" || key == "WAYLAND_DISPLAY"
             || key == "DBUS_STARTER_ADDRESS" || key == "DBUS_STARTER_BUS_TYPE" {
             environment.removeValue(forKey: key)
         }
@@ -159,45 +167,129 @@ public final class TestSession: @unchecked Sendable {
 
     // MARK: - Sound server
 
-    /// (Re)starts PulseAudio with the null sinks and waits until `pactl info` answers (10 s at most).
+    /// (Re)starts the sound server (`soundServerKind`) with the null sinks, makes the first the
+    /// default and waits until `pactl info` answers (10 s at most). Saved state (stream-restore
+    /// database, WirePlumber's state files) survives a restart, as on a desktop.
     public func startSoundServer() throws {
         stopSoundServer()
+        switch soundServerKind {
+        case .pulseaudio: try startPulseAudio()
+        case .pipewire: try startPipeWire()
+        }
+    }
+
+    /// Where the sound server's own processes run: off the test bus (they only warn). Unsetting the
+    /// address is not enough: libdbus then falls back to $XDG_RUNTIME_DIR/bus, which is our bus;
+    /// an address of an unknown transport fails instead.
+    private var soundServerEnvironment: [String: String] {
         var serverEnvironment = environment
-        // Keep it off the test bus (it only warns). Unsetting is not enough: libdbus then falls back
-        // to $XDG_RUNTIME_DIR/bus, which is our bus; an address of an unknown transport fails instead.
         serverEnvironment["DBUS_SESSION_BUS_ADDRESS"] = "disabled:"
         serverEnvironment["PULSE_RUNTIME_PATH"] = runtimeDirectory.path + "/pulse"
-        let socket = runtimeDirectory.path + "/pulse/native"
+        return serverEnvironment
+    }
+
+    private var pulseSocket: String { runtimeDirectory.path + "/pulse/native" }
+
+    /// PulseAudio with module-stream-restore (saved stream volumes exist as on a desktop;
+    /// `restore_device=false` so a stream moved once does not send the next one of its kind elsewhere).
+    private func startPulseAudio() throws {
+        let sinkModules = try sinks.map { sink in
+            "--load=module-null-sink " + (try Self.nullSinkArguments(name: sink, properties: [:], channels: 1)).joined(separator: " ")
+        }
         let arguments = [
             "-n", "--daemonize=no", "--system=no", "--exit-idle-time=-1", "--use-pid-file=no",
             "--realtime=no", "--high-priority=no", "--log-target=stderr",
-            "--load=module-native-protocol-unix auth-anonymous=1 socket=\(socket)",
-        ] + sinks.map {
-            "--load=module-null-sink sink_name=\($0) rate=\(MonitorRecording.sampleRate) channels=1 sink_properties=device.description=\($0)"
-        }
-        let server = try launch("pulseaudio", arguments, environment: serverEnvironment)
-        lock.withLock { soundServer = server }
-
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while true {
-            guard server.isRunning else { throw TestKitError.failed("pulseaudio exited:\n\(server.output)") }
-            if try run("pactl", ["info"], timeout: 2).succeeded { break }
-            guard Date() < deadline else {
-                throw TestKitError.timedOut("pulseaudio did not answer pactl info within 10 s:\n\(server.output)")
-            }
-            usleep(20_000)
-        }
+            "--load=module-native-protocol-unix auth-anonymous=1 socket=\(pulseSocket)",
+            "--load=module-stream-restore restore_device=false",
+        ] + sinkModules
+        let server = try launch("pulseaudio", arguments, environment: soundServerEnvironment)
+        lock.withLock { soundServerProcesses = [server] }
+        try waitForPulseProtocol(servedBy: [server])
         if let first = sinks.first {
             try pactl(["set-default-sink", first])
         }
         try keepSinksAwake()
     }
 
+    /// pipewire, then wireplumber and pipewire-pulse (see `PipeWireConfiguration`); the null sinks are
+    /// loaded through pipewire-pulse like any `pactl load-module` (so they end with it). Ready once
+    /// WirePlumber has made the first sink the default (so it links streams by then).
+    private func startPipeWire() throws {
+        let configuration = PipeWireConfiguration(directory: directory, pulseSocket: pulseSocket)
+        try configuration.write()
+        var serverEnvironment = soundServerEnvironment
+        serverEnvironment["PIPEWIRE_RUNTIME_DIR"] = runtimeDirectory.path
+        var pipewireEnvironment = serverEnvironment
+        pipewireEnvironment["PIPEWIRE_CONFIG_DIR"] = configuration.configDirectory.path
+        var wirePlumberEnvironment = serverEnvironment
+        wirePlumberEnvironment["XDG_CONFIG_HOME"] = configuration.wirePlumberConfigHome.path
+
+        // A pipewire killed by SIGKILL leaves its socket behind: never mistake that one for the new one.
+        let socket = runtimeDirectory.path + "/pipewire-0"
+        try? FileManager.default.removeItem(atPath: socket)
+        let pipewire = try launch("pipewire", ["-c", "pipewire.conf"], environment: pipewireEnvironment)
+        lock.withLock { soundServerProcesses = [pipewire] }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard pipewire.isRunning else { throw TestKitError.failed("pipewire exited:\n\(pipewire.output)") }
+            guard Date() < deadline else {
+                throw TestKitError.timedOut("pipewire did not create \(socket) within 10 s:\n\(pipewire.output)")
+            }
+            usleep(2_000)
+        }
+        let wirePlumber = try launch("wireplumber", [], environment: wirePlumberEnvironment)
+        lock.withLock { soundServerProcesses.append(wirePlumber) }
+        let pulse = try launch("pipewire-pulse", ["-c", "pipewire-pulse.conf"], environment: pipewireEnvironment)
+        lock.withLock { soundServerProcesses.append(pulse) }
+        let processes = [pipewire, wirePlumber, pulse]
+        try waitForPulseProtocol(servedBy: processes)
+
+        for sink in sinks {
+            try pactl(["load-module", "module-null-sink"]
+                      + (try Self.nullSinkArguments(name: sink, properties: [:], channels: 1)))
+        }
+        guard let first = sinks.first else {
+            try waitUntil("wireplumber connected", servedBy: processes) {
+                try pactl(["list", "short", "clients"]).contains("wireplumber")
+            }
+            return
+        }
+        try pactl(["set-default-sink", first])
+        try waitUntil("wireplumber made \(first) the default sink", servedBy: processes) {
+            try pactl(["get-default-sink"]).trimmingCharacters(in: .whitespacesAndNewlines) == first
+        }
+        // No keep-awake recorders: a PipeWire null sink is clocked by the graph's driver at the quantum
+        // its lowest-latency client asks for, so a new 5 ms recorder gets data within a cycle (~20 ms
+        // measured, even from a suspended sink) instead of waiting out a 2 s sleep as on PulseAudio.
+    }
+
+    /// Waits until `pactl info` answers (10 s at most); fails early if a server process exits.
+    private func waitForPulseProtocol(servedBy processes: [ManagedProcess]) throws {
+        try waitUntil("the sound server answered pactl info", servedBy: processes) {
+            try run("pactl", ["info"], timeout: 2).succeeded
+        }
+    }
+
+    private func waitUntil(_ what: String, servedBy processes: [ManagedProcess], timeout: TimeInterval = 10,
+                           _ condition: () throws -> Bool) throws {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while true {
+            if let dead = processes.first(where: { !$0.isRunning }) {
+                throw TestKitError.failed("\(dead.name) exited (waiting until \(what)):\n\(soundServerOutput)")
+            }
+            if (try? condition()) == true { return }
+            guard Date() < deadline else {
+                throw TestKitError.timedOut("not \(what) within \(timeout) s:\n\(soundServerOutput)")
+            }
+            usleep(10_000)
+        }
+    }
+
     /// An idle null sink sleeps for its maximum latency (about 2 s) between renders, and a new
     /// low-latency recorder is only noticed at the next wake-up, so a fresh `parec` would wait ~2 s
     /// for data and sound would reach the monitor in coarse blocks. A permanent 5 ms recorder per sink
     /// keeps every sink rendering in 5 ms steps; suspending and resuming the sink once makes it adopt
-    /// that latency now instead of at the end of its current 2 s sleep.
+    /// that latency now instead of at the end of its current 2 s sleep. (PulseAudio only.)
     private func keepSinksAwake() throws {
         guard !sinks.isEmpty else { return }
         let keepers = try sinks.map { sink in
@@ -219,25 +311,30 @@ public final class TestSession: @unchecked Sendable {
         }
     }
 
-    private func pactl(_ arguments: [String]) throws {
-        let result = try run("pactl", arguments, timeout: 5)
-        guard result.succeeded else { throw TestKitError.failed("pactl \(arguments.joined(separator: " ")): \(result)") }
+    /// Runs `pactl` against the session's server and returns its stdout; throws (with stderr) if it fails.
+    @discardableResult
+    public func pactl(_ arguments: [String], timeout: TimeInterval = 10) throws -> String {
+        let result = try run("pactl", arguments, timeout: timeout)
+        guard result.succeeded else {
+            throw TestKitError.failed("pactl \(arguments.joined(separator: " ")): \(result)")
+        }
+        return result.stdout
     }
 
-    private static func recorderArguments(sink: String, clientName: String) -> [String] {
+    static func recorderArguments(sink: String, clientName: String) -> [String] {
         ["--device=\(sink).monitor", "--format=s16le", "--rate=\(MonitorRecording.sampleRate)", "--channels=1",
          "--latency-msec=5", "--raw", "--client-name=\(clientName)"]
     }
 
-    /// Stops PulseAudio (SIGTERM, SIGKILL after 3 s), e.g. to test how clients cope with a server restart.
-    /// Recordings end with it.
+    /// Stops the sound server (SIGTERM, SIGKILL after 3 s; all PipeWire processes together), e.g. to
+    /// test how clients cope with a server restart. Recordings end with it.
     public func stopSoundServer() {
         let processes: [ManagedProcess] = lock.withLock {
             defer {
-                soundServer = nil
+                soundServerProcesses = []
                 sinkKeepers = []
             }
-            return sinkKeepers + [soundServer].compactMap { $0 }
+            return sinkKeepers + soundServerProcesses
         }
         ManagedProcess.terminateAll(processes, grace: 3)
     }
@@ -292,8 +389,15 @@ public final class TestSession: @unchecked Sendable {
 
     /// Logs of the bus and sound server, to attach to a failure message.
     public var diagnostics: String {
-        let (bus, server) = lock.withLock { (self.bus, soundServer) }
-        return "dbus-daemon:\n\(bus?.output ?? "(not running)")\npulseaudio:\n\(server?.output ?? "(not running)")"
+        let bus = lock.withLock { self.bus }
+        return "dbus-daemon:\n\(bus?.output ?? "(not running)")\n\(soundServerOutput)"
+    }
+
+    /// Output of each sound server process (\(soundServerKind)).
+    private var soundServerOutput: String {
+        let processes = lock.withLock { soundServerProcesses }
+        guard !processes.isEmpty else { return "\(soundServerKind.rawValue): (not running)" }
+        return processes.map { "\($0.name)\($0.isRunning ? "" : " (exited)"):\n\($0.output)" }.joined(separator: "\n")
     }
 
     /// Stops everything the session started, then deletes `directory`. Safe to call more than once.
@@ -302,7 +406,7 @@ public final class TestSession: @unchecked Sendable {
             guard !isShutDown else { return nil }
             isShutDown = true
             let clients = children + recordings.map(\.processForShutdown) + watchers.map(\.processForShutdown)
-            return (clients + sinkKeepers, [bus, soundServer].compactMap { $0 })
+            return (clients + sinkKeepers, [bus].compactMap { $0 } + soundServerProcesses)
         }
         guard let (clients, infrastructure) = processes else { return }
         // Clients first, while bus and sound server are still there for a graceful exit.
@@ -330,7 +434,7 @@ public final class TestSession: @unchecked Sendable {
         pids.filter(ProcessProbe.isAlive).forEach { kill($0, SIGKILL) }
     }
 
-    private func launch(_ executable: String, _ arguments: [String], environment: [String: String],
+    func launch(_ executable: String, _ arguments: [String], environment: [String: String],
                         stdin: URL? = nil, stdout: ManagedProcess.Output? = nil) throws -> ManagedProcess {
         let url = try ExecutableLocator.locate(executable, searchPath: environment["PATH"])
         let logBase = nextLogBase(for: executable)
