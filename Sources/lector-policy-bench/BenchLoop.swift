@@ -229,13 +229,20 @@ final class BenchLoop: @unchecked Sendable {
             watch.semaphore.signal()   // a second wait returns at once
             return time
         }
-        let recentEvents = (try? sync { [unowned self] () -> String in
-            self.watches.removeAll { $0 === watch }
+        _ = try? sync { [unowned self] in self.watches.removeAll { $0 === watch } }
+        throw BenchError("timed out after \(timeout) s waiting for: \(watch.name)\nlast events seen by the benchmark:\n"
+                         + recentEvents(last: 12, since: nil))
+    }
+
+    /// The last `count` events, one a line, dated relative to `since` (or to now, as negative times).
+    func recentEvents(last count: Int, since start: UInt64?) -> String {
+        (try? sync { [unowned self] () -> String in
             let now = monotonicNanoseconds()
-            return self.recent.suffix(12).map { String(format: "  -%.1f ms %@", Double(now - $0.0) / 1e6, $0.1) }
-                .joined(separator: "\n")
+            return self.recent.suffix(count).map { time, text in
+                let offset = start.map { (Double(time) - Double($0)) / 1e6 } ?? -(Double(now - time) / 1e6)
+                return String(format: "  %+.2f ms %@", offset, text)
+            }.joined(separator: "\n")
         }) ?? "  (the loop did not answer)"
-        throw BenchError("timed out after \(timeout) s waiting for: \(watch.name)\nlast events seen by the benchmark:\n\(recentEvents)")
     }
 
     private func fire(_ watch: Watch, at time: UInt64, event: BenchEvent?) {

@@ -66,6 +66,11 @@ enum Report {
                                        series.label, median, goalMs))
             }
         }
+        if !results.routeWrongReason.isEmpty {
+            let reasons = Dictionary(grouping: results.routeWrongReason, by: { $0 }).map { "\($0.value.count)x \"\($0.key)\"" }
+            warnings.append("WARNING: \(results.routeWrongReason.count) sink-removal runs paused with another PausedBecause than "
+                            + "\"device-removed\" (\(reasons.sorted().joined(separator: ", "))): not counted, replaced by further runs")
+        }
         lines += warnings
         lines += results.notes.map { "note: \($0)" }
         for series in results.all {
@@ -79,6 +84,7 @@ enum Report {
                 ("runs", series.samples.count),
                 ("goal_ms", series.isGoal ? goalMs : nil),
                 ("met", series.isGoal ? (Percentile.of(series.samples, 0.5).map { $0 < goalMs } ?? false) : nil),
+                ("discarded_runs", series.key == results.routeToPaused.key ? results.routeWrongReason.count : nil),
                 ("build", results.build),
             ]))
         }
