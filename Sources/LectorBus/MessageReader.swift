@@ -44,7 +44,25 @@ public struct MessageReader {
         return paths
     }
 
+    /// `a(...)`: reads each struct of the array with `element`.
+    ///
+    /// ```swift
+    /// let queue = try reply.readStructArray("tsss") { (try reply.readUInt64(), try reply.readString()) }
+    /// ```
+    public func readStructArray<T>(_ contents: String, _ element: () throws -> T) throws -> [T] {
+        try check(sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "(\(contents))"), "a(\(contents))")
+        var result: [T] = []
+        while try check(sd_bus_message_enter_container(message, CChar(UInt8(ascii: "r")), contents), "(\(contents))") > 0 {
+            result.append(try element())
+            try check(sd_bus_message_exit_container(message), "(\(contents))")
+        }
+        try check(sd_bus_message_exit_container(message), "a(\(contents))")
+        return result
+    }
+
     public var member: String { sd_bus_message_get_member(message).map { String(cString: $0) } ?? "" }
+    /// The unique name of the connection that sent it (":1.42").
+    public var sender: String { sd_bus_message_get_sender(message).map { String(cString: $0) } ?? "" }
     public var interface: String { sd_bus_message_get_interface(message).map { String(cString: $0) } ?? "" }
     public func readUInt32() throws -> UInt32 { try basic("u", UInt32(0)) }
 

@@ -61,6 +61,9 @@ public struct AnnouncementQueue<Job> {
         speakingOrder.map { (entries[$0].id, entries[$0].effectivePriority, entries[$0].sender) }
     }
 
+    /// The waiting speech with this id, if any.
+    public func job(id: UInt64) -> Job? { entries.first { $0.id == id }?.job }
+
     /// Waiting ids in speaking order.
     public var ids: [UInt64] { speakingOrder.map { entries[$0].id } }
 

@@ -15,6 +15,10 @@ public struct LectorError: Error, Equatable, Sendable, CustomStringConvertible {
         case notFound = "NotFound"
         case badBook = "BadBook"
         case noBook = "NoBook"
+        /// The announcement queue (or this sender's share of it) is full.
+        case queueFull = "QueueFull"
+        /// This sender asked for speech faster than its allowance.
+        case rateLimited = "RateLimited"
     }
 
     public static let namePrefix = "io.github.lector.Error."

@@ -17,7 +17,7 @@ public struct SpeechRequest: Equatable, Sendable {
     /// `volume` 1.0 is espeak-ng's normal loudness (100).
     public static let volumeRange: ClosedRange<Double> = 0...1
     public static let knownOptions: Set<String> = ["language", "voice", "rate", "pitch", "volume", "priority",
-                                                   "ensure-audible"]
+                                                   "ensure-audible", "digits", "ssml"]
 
     public var text: String
     public var language: String?
@@ -29,6 +29,10 @@ public struct SpeechRequest: Equatable, Sendable {
     /// Raise the sink to the configured volume floor while this speaks (a payment alert on a
     /// sink left at 5 % is worthless). A muted sink stays muted unless the speech is `important`.
     public var ensureAudible = false
+    /// How numbers are read: as numbers (espeak-ng's default), digit by digit, or as money.
+    public var numberMode: NumberMode = .number
+    /// The text is SSML (espeak-ng's subset), checked before it is queued.
+    public var ssml = false
 
     public init(text: String, options: [String: OptionValue] = [:]) throws {
         try Self.validate(text: text)
@@ -60,11 +64,30 @@ public struct SpeechRequest: Equatable, Sendable {
                     throw LectorError.invalidArgument("option \"ensure-audible\" must be a boolean (b), got type \(value.signature)")
                 }
                 ensureAudible = flag
+            case "digits":
+                let name = try Self.string(key, value)
+                guard let mode = NumberMode(rawValue: name) else {
+                    let known = NumberMode.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw LectorError.invalidArgument("option \"digits\" must be one of \(known), got \"\(name)\"")
+                }
+                numberMode = mode
+            case "ssml":
+                guard case .boolean(let flag) = value else {
+                    throw LectorError.invalidArgument("option \"ssml\" must be a boolean (b), got type \(value.signature)")
+                }
+                ssml = flag
             default:
                 let known = Self.knownOptions.sorted().joined(separator: ", ")
                 throw LectorError.invalidArgument("unknown option \"\(key)\" (known: \(known))")
             }
         }
+        if ssml { try SSMLCheck.validate(text) }
+    }
+
+    /// What the synthesizer is given: numbers rewritten for `digits` (plain text only: in SSML
+    /// the markup decides), with the way back to offsets in `text` for SpeakingRange.
+    public var spoken: TextRewrite {
+        ssml ? TextRewrite(unchanged: text) : NumberReading.rewrite(text, mode: numberMode, language: language)
     }
 
     /// Words per minute for `espeak_SetParameter(espeakRATE)`.

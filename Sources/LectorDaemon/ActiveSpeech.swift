@@ -7,6 +7,10 @@ struct ActiveSpeech {
     /// The engine job producing it (distinct from `id`: results of an abandoned job are ignored).
     let job: UInt64
     let request: SpeechRequest
+    /// As the queue ranks it now (a surviving `progress` speaks as a `message`).
+    let priority: SpeechPriority
+    /// The text the synthesizer got (numbers rewritten) and the way back to the client's offsets.
+    let spoken: TextRewrite
     var trimmer = LeadingSilenceTrimmer()
     /// Stream frame of its first kept sample, once known.
     var baseFrame: Int64?
@@ -14,10 +18,18 @@ struct ActiveSpeech {
     var earlyWords: [WordBoundary] = []
     var synthesisDone = false
 
-    init(id: UInt64, job: UInt64, request: SpeechRequest) {
+    init(id: UInt64, job: UInt64, request: SpeechRequest, priority: SpeechPriority) {
         self.id = id
         self.job = job
         self.request = request
+        self.priority = priority
+        spoken = request.spoken
+    }
+
+    /// The client's range for a word of the spoken text.
+    func range(of word: WordBoundary) -> HeardEvent {
+        let original = spoken.originalRange(start: Int(word.start), length: Int(word.length))
+        return .range(id: id, start: UInt32(original.start), length: UInt32(original.length))
     }
 
     /// Stream frame at which `word` is heard.

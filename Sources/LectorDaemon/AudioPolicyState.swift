@@ -29,4 +29,6 @@ final class AudioPolicyState {
     var recovering: DuckJournal?
     /// Why narration is paused (Narrator1.PausedBecause); nil while playing or when the user paused.
     var pauseReason: String?
+    /// The PausedBecause value clients last saw, so a change is emitted exactly once.
+    var announcedPausedBecause = ""
 }

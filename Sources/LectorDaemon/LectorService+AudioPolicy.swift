@@ -9,7 +9,9 @@ extension LectorService {
     func setUpAudioPolicy() throws {
         policy.rampTimer = try loop.timer { [unowned self] in self.stepRamps() }
         policy.releaseTimer = try loop.timer { [unowned self] in
-            if self.current == nil { self.releaseDuck() }
+            guard self.current == nil else { return }
+            self.releaseDuck()
+            self.narrator.release()
         }
         policy.mirror.onChange = { [unowned self] before, change in self.audioChanged(from: before, change) }
     }
@@ -94,22 +96,32 @@ extension LectorService {
     /// The listener acted (MPRIS or Narrator1): no automatic resume after this.
     func listenerActed(pausing: Bool) {
         policy.interruptions.userActed()
-        let before = policy.pauseReason
         policy.pauseReason = pausing ? "user" : nil
-        if narrator.state.status == .paused, before != policy.pauseReason {
-            bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["PausedBecause"])
-        }
+        pausedBecauseMayHaveChanged()
     }
 
+    /// Emits PropertiesChanged for PausedBecause if it differs from what clients last saw.
+    func pausedBecauseMayHaveChanged() {
+        guard pausedBecause != policy.announcedPausedBecause else { return }
+        policy.announcedPausedBecause = pausedBecause
+        bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["PausedBecause"])
+    }
+
+    /// While an announcement speaks, narration holds: PlaybackStatus stays Playing (no flicker
+    /// for media controls) and PausedBecause says "announcement".
     var pausedBecause: String {
-        narrator.state.status == .paused ? (policy.pauseReason ?? "user") : ""
+        switch narrator.state.status {
+        case .paused: return policy.pauseReason ?? "user"
+        case .playing: return narrator.isHeld ? "announcement" : ""
+        case .stopped: return ""
+        }
     }
 
     // MARK: - announcements
 
     /// May an announcement of this priority start now? Calls hold all but `important` ones.
-    func mayStart(_ request: SpeechRequest) -> Bool {
-        !policy.interruptions.isInterrupted || request.priority == .important
+    func mayStart(_ priority: SpeechPriority) -> Bool {
+        !policy.interruptions.isInterrupted || priority == .important
     }
 
     /// The sink our announcement stream plays on.
@@ -142,7 +154,7 @@ extension LectorService {
         if current != nil {
             policy.releaseTimer.cancel()
             if !policy.duckBook.isDucking { beginDuck() }
-        } else if policy.duckBook.isDucking || policy.raise != nil {
+        } else if policy.duckBook.isDucking || policy.raise != nil || narrator.isHeld {
             policy.releaseTimer.schedule(after: 0)
         }
     }

@@ -41,6 +41,7 @@ extension LectorService {
                 self.bookmarkTimer.schedule(after: Self.bookmarkSeconds * 1_000_000)
             }
         }
+        narrator.onHoldChange = { [unowned self] in self.pausedBecauseMayHaveChanged() }
         narrator.onSeeked = { [unowned self] position in
             self.emitSignal(MPRISNames.path, MPRISNames.player, "Seeked") { try $0.append(position) }
         }
@@ -69,7 +70,10 @@ extension LectorService {
         if before.metadataRevision != after.metadataRevision || before.chapterCount != after.chapterCount {
             narratorChanges.append("Book")
         }
-        if (before.status == .paused) != (after.status == .paused) { narratorChanges.append("PausedBecause") }
+        if pausedBecause != policy.announcedPausedBecause {
+            policy.announcedPausedBecause = pausedBecause
+            narratorChanges.append("PausedBecause")
+        }
         bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: narratorChanges)
         if before.status == .playing, after.status != .playing { bookmarkTimer.cancel() }
     }

@@ -10,6 +10,7 @@ extension LectorService {
             speak: { message, userdata, error in service(userdata).speak(message!, error) },
             cancel: { message, userdata, error in service(userdata).cancel(message!, error) },
             stop: { message, userdata, _ in service(userdata).stop(message!) },
+            get_queue: { message, userdata, _ in service(userdata).listQueue(message!) },
             get_voices: { _, _, _, _, reply, userdata, _ in service(userdata).voices(into: reply!) },
             get_version: { _, _, _, _, reply, _, _ in
                 (try? MessageWriter(reply!).append(BusNames.version)) == nil ? -22 : 1
@@ -32,10 +33,24 @@ extension LectorService {
             if case .unavailable(let reason) = soundServer.state {
                 throw LectorError(.soundServerUnavailable, "the sound server is not reachable (\(reason)); retrying in the background")
             }
+            let sender = reader.sender
+            guard rateLimiter.admit(sender: sender, at: loop.now, important: request.priority == .important) else {
+                throw Self.error(AnnouncementRefusal.rateLimited(sender: sender))
+            }
             let id = nextSpeechID
+            let admission: QueueAdmission
+            do {
+                admission = try queue.enqueue(request, id: id, priority: request.priority, sender: sender,
+                                              speaking: current?.priority)
+            } catch {
+                throw Self.error(error)
+            }
             nextSpeechID += 1
-            queue.enqueue(request, id: id)
             let reply = MethodReply.send(to: message) { try $0.append(id) }
+            // After the reply, so the id is known before its SpeechFinished.
+            for removal in admission.removed { emitFinished(removal.id, FinishReason(removal.reason)) }
+            if !admission.accepted { emitFinished(id, .dropped) }
+            if let reason = admission.interruptCurrent { endCurrent(FinishReason(reason)) }
             startNext()
             return reply
         } catch let failure as LectorError {
@@ -43,6 +58,10 @@ extension LectorService {
         } catch {
             return MethodReply.fail(.init(.failed, "\(error)"), into: busError)
         }
+    }
+
+    static func error(_ refusal: AnnouncementRefusal) -> LectorError {
+        LectorError(LectorError.Kind(rawValue: refusal.errorName) ?? .failed, refusal.message)
     }
 
     /// `Cancel(t id)`: a waiting or speaking id ends with `cancelled`; an unknown one is an error.
@@ -69,6 +88,27 @@ extension LectorService {
     func stop(_ message: OpaquePointer) -> Int32 {
         cancelAll(reason: .cancelled)
         return MethodReply.send(to: message)
+    }
+
+    /// `GetQueue() -> a(tsss)`: (id, priority, "speaking" | "waiting", text) in speaking order.
+    func listQueue(_ message: OpaquePointer) -> Int32 {
+        var entries: [(UInt64, String, String, String)] = []
+        if let current { entries.append((current.id, current.priority.rawValue, "speaking", current.request.text)) }
+        for waiting in queue.waiting {
+            entries.append((waiting.id, waiting.priority.rawValue, "waiting", queue.job(id: waiting.id)?.text ?? ""))
+        }
+        return MethodReply.send(to: message) { writer in
+            try writer.container("a", "(tsss)") {
+                for (id, priority, state, text) in entries {
+                    try writer.container("r", "tsss") {
+                        try writer.append(id)
+                        try writer.append(priority)
+                        try writer.append(state)
+                        try writer.append(text)
+                    }
+                }
+            }
+        }
     }
 
     /// `Voices a(sss)`: (name, language, gender) of every installed espeak-ng voice.

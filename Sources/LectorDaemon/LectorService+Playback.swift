@@ -8,7 +8,7 @@ extension LectorService {
     func startNext() {
         defer { updateDuck() }
         guard current == nil, let stream, stream.state == .ready,
-              let (id, request) = queue.next(where: mayStart) else { return }
+              let (id, request, priority) = queue.next(where: mayStart) else { return }
         guard prepareAudibility(for: request) else {
             Journal.log(.info, "speech \(id) not spoken: the sink is muted", fields: ["LECTOR_SPEECH_ID": String(id)])
             emitFinished(id, .muted)
@@ -23,9 +23,12 @@ extension LectorService {
         }
         let job = nextJob
         nextJob += 1
-        current = ActiveSpeech(id: id, job: job, request: request)
-        narrator.yieldSynthesis()   // the engine's queue is first come, first served
-        engine.synthesize(id: job, request: request, voice: voice)
+        let speech = ActiveSpeech(id: id, job: job, request: request, priority: priority)
+        current = speech
+        narrator.hold()   // narration pauses (not ducks) and frees the speech thread
+        var spoken = request
+        spoken.text = speech.spoken.text
+        engine.synthesize(id: job, request: spoken, voice: voice)
     }
 
     /// Ends the current speech now: silence, forget its pending events, tell the bus why.
@@ -67,8 +70,7 @@ extension LectorService {
                 accept(samples, for: &speech)
             case .word(_, let word):
                 if let base = speech.baseFrame {
-                    schedule.add(.range(id: speech.id, start: word.start, length: word.length),
-                                 at: speech.frame(of: word, base: base))
+                    schedule.add(speech.range(of: word), at: speech.frame(of: word, base: base))
                 } else {
                     speech.earlyWords.append(word)
                 }
@@ -110,8 +112,7 @@ extension LectorService {
             speech.baseFrame = base
             schedule.add(.started(id: speech.id), at: base)
             for word in speech.earlyWords {
-                schedule.add(.range(id: speech.id, start: word.start, length: word.length),
-                             at: speech.frame(of: word, base: base))
+                schedule.add(speech.range(of: word), at: speech.frame(of: word, base: base))
             }
             speech.earlyWords = []
         }

@@ -24,7 +24,11 @@ public final class LectorService {
     var stream: PlaybackStream?
     let catalog: VoiceCatalog
 
-    var queue = SpeechQueue<SpeechRequest>()
+    /// SSIP priority rules; bounded, with a per-sender share so one client cannot fill it.
+    var queue = AnnouncementQueue<SpeechRequest>(capacity: 256, maxWaitingPerSender: 32)
+    /// Per-sender allowance: a burst of 20, then 10 a second; `important` has its own bucket.
+    var rateLimiter = SenderRateLimiter(burst: 20, perSecond: 10, maxSenders: 256,
+                                        importantBurst: 20, importantPerSecond: 10)
     var current: ActiveSpeech?
     var schedule = HearingSchedule<HeardEvent>()
     var nextSpeechID: UInt64 = 1

@@ -109,6 +109,12 @@ final class Narrator {
 
     func owns(job: UInt64) -> Bool { synthesis?.job == job }
 
+    /// An announcement has the speaker: narration is silent and synthesizes nothing, while
+    /// PlaybackStatus stays what it was (no Playing/Paused flicker for media controls).
+    private(set) var isHeld = false
+    /// Called when `isHeld` changes (PausedBecause shows "announcement" meanwhile).
+    var onHoldChange: (() -> Void)?
+
     // MARK: - state changes, always through here
 
     func update(_ change: (inout PlayerState) -> Void) {
@@ -147,7 +153,7 @@ final class Narrator {
             }
             jump(toChapter: chapter, offset: offset, announceSeek: offset > 0)
         }
-        if play {
+        if play, !isHeld {
             stream?.resume()
             feed()
         }
@@ -226,6 +232,36 @@ final class Narrator {
             return jump(toChapter: chapter, offset: 0, announceSeek: chapter == state.chapter)
         }
         update { $0.status = .playing }
+        guard !isHeld else { return }   // release() starts it when the announcements are over
+        stream?.resume()
+        feed()
+        rescheduleHeard()
+    }
+
+    /// Announcements take the speaker: stop at once and get ready to go on from the start of
+    /// the word being heard (Position holds there).
+    func hold() {
+        guard !isHeld else { return }
+        isHeld = true
+        if state.status == .playing, book != nil, pendingJump == nil {
+            jump(toChapter: state.chapter, offset: heardOffset, announceSeek: false)
+        } else if let current = synthesis {
+            engine.cancel(id: current.job)   // free the speech thread all the same
+            synthesis = nil
+            if current.baseFrame == nil { nextOffset = current.range.lowerBound }
+        }
+        stream?.pause()
+        onHoldChange?()
+    }
+
+    /// The announcements are over: narration goes on from the held word, unless the listener
+    /// paused meanwhile. Seeked tells clients that extrapolated Position during the hold.
+    func release() {
+        guard isHeld else { return }
+        isHeld = false
+        onHoldChange?()
+        guard state.status == .playing else { return }
+        onSeeked?(clock.runStartTime)
         stream?.resume()
         feed()
         rescheduleHeard()
@@ -272,8 +308,8 @@ final class Narrator {
     /// Asks the engine for the next segment when nothing is being synthesized and the
     /// listener is less than `aheadSeconds` behind.
     func feed() {
-        guard state.status == .playing, synthesis == nil, pendingJump == nil, let stream, stream.state == .ready,
-              let voice else { return }
+        guard state.status == .playing, !isHeld, synthesis == nil, pendingJump == nil, let stream,
+              stream.state == .ready, let voice else { return }
         let heard = stream.currentHeardFrame()
         guard stream.endFrame - heard < Self.aheadSeconds * Int64(stream.sampleRate) else { return }
         while nextOffset < segmenter.count {
@@ -348,13 +384,6 @@ final class Narrator {
         }
     }
 
-    /// Frees the speech thread for an announcement: the segment being synthesized stops at the
-    /// next word the server does not have yet; narration re-synthesizes from there afterwards.
-    func yieldSynthesis() {
-        guard synthesis != nil else { return }
-        cutAtNextWord()
-    }
-
     /// Stops synthesis and drops queued audio from the first word the server does not have yet,
     /// so synthesis can continue from that word later. Returns that word, if there is one.
     @discardableResult
@@ -387,7 +416,7 @@ final class Narrator {
         if let current = synthesis { engine.cancel(id: current.job) }
         synthesis = nil
         stream?.stop()
-        if state.status == .playing { stream?.resume() }
+        if state.status == .playing, !isHeld { stream?.resume() }
         schedule = .init()
         upcoming = []
         pendingJump = nil

@@ -108,7 +108,7 @@ public final class SpeechEngine: @unchecked Sendable {
         defer { currentSynthesis = nil }
         let result = job.request.text.withCString { text in
             espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
-                         UInt32(espeakCHARS_UTF8), nil, nil)
+                         UInt32(espeakCHARS_UTF8) | (job.request.ssml ? UInt32(espeakSSML) : 0), nil, nil)
         }
         // EE_OK also when the callback aborted; a cancelled speech is not a failure.
         let ok = result == EE_OK || mailbox.isCancelled(job.id)

@@ -27,6 +27,10 @@ struct Say: ParsableCommand {
     @Option(help: "important, message, text, notification or progress.") var priority: String?
     @Flag(help: "Raise the output to the configured volume floor while speaking if it is quieter; a muted output stays muted unless --priority important.")
     var ensureAudible = false
+    @Option(help: "How numbers are read: number (\"1234\" as a number), digits (\"1 2 3 4\") or currency (\"35.20 EUR\" as money).")
+    var digits: String?
+    @Flag(help: "Print the speech's id (for `lector cancel ID`).") var printID = false
+    @Flag(help: "The text is SSML (espeak-ng's subset); invalid SSML is refused.") var ssml = false
     @Argument(help: "The text, or - to read it from standard input.") var text: String
 
     func run() throws {
@@ -44,8 +48,10 @@ struct Say: ParsableCommand {
         if let volume { options["volume"] = { try $0.append(volume) } }
         if let priority { options["priority"] = { try $0.append(priority) } }
         if ensureAudible { options["ensure-audible"] = { try $0.append(true) } }
+        if let digits { options["digits"] = { try $0.append(digits) } }
+        if ssml { options["ssml"] = { try $0.append(true) } }
         let signatures = ["language": "s", "voice": "s", "priority": "s", "rate": "d", "pitch": "d", "volume": "d",
-                          "ensure-audible": "b"]
+                          "ensure-audible": "b", "digits": "s", "ssml": "b"]
 
         let client = try DaemonClient()
         if wait { try client.watchFinishes() }
@@ -59,6 +65,7 @@ struct Say: ParsableCommand {
                 }
             }
         }
+        if printID { print(id) }
         guard wait else { return }
         let reason = try client.waitForFinish(of: id)
         guard reason == "done" else {

@@ -1,0 +1,31 @@
+import ArgumentParser
+import LectorBus
+import LectorDaemon
+
+/// `lector queue`: what is being spoken and what waits, in the order it will be spoken.
+struct Queue: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the announcement being spoken and the waiting ones.",
+        discussion: """
+            One line each: id, priority, state (speaking or waiting) and the start of the text.
+            Example: lector queue
+            """)
+
+    func run() throws {
+        let reply = try DaemonClient().callDaemon(path: BusNames.objectPath, interface: BusNames.interface,
+                                                  member: "GetQueue")
+        let entries = try reply.readStructArray("tsss") {
+            (id: try reply.readUInt64(), priority: try reply.readString(), state: try reply.readString(),
+             text: try reply.readString())
+        }
+        if entries.isEmpty {
+            print("nothing is being spoken or waiting")
+            return
+        }
+        for entry in entries {
+            let flat = entry.text.split(whereSeparator: { $0.isNewline }).joined(separator: " ")
+            let text = flat.count > 60 ? flat.prefix(59) + "…" : Substring(flat)
+            print("\(entry.id)\t\(entry.priority)\t\(entry.state)\t\(text)")
+        }
+    }
+}
