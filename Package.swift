@@ -77,7 +77,7 @@ let package = Package(
         // restored, timed in-process on the daemon's own loop/bus/libpulse wrappers.
         .executableTarget(name: "lector-policy-bench",
                           dependencies: ["LectorTestKit", "LectorBus", "LectorLoop", "LectorAudio", "LectorPolicy",
-                                         "CPulse",
+                                         "CPulse", "CSystemd",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: cEdge),
 

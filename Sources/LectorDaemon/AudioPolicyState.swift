@@ -29,6 +29,8 @@ final class AudioPolicyState {
     var recovering: DuckJournal?
     /// Why narration is paused (Narrator1.PausedBecause); nil while playing or when the user paused.
     var pauseReason: String?
+    /// The sink narration was on when a "stream-moved" pause happened.
+    var movedFromSink: UInt32?
     /// The PausedBecause value clients last saw, so a change is emitted exactly once.
     var announcedPausedBecause = ""
 }

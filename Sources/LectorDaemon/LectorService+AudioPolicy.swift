@@ -26,11 +26,20 @@ extension LectorService {
         if change == .synced { recoverFromJournal() }
 
         if narrator.state.status == .playing, let own = narrator.stream?.serverIndex,
-           let loss = RouteClassifier.loss(ofStream: own, before: before, after: after) {
+           let loss = RouteClassifier.loss(ofStream: own, before: before, after: after),
+           !Self.isMoveOfCorkedStream(loss, own, before) {
             Journal.log(.notice, "pausing narration: \(loss.logDescription)",
                         fields: ["LECTOR_PAUSE_REASON": loss.pausedBecause])
             pauseNarration(because: loss.pausedBecause)
             policy.interruptions.userActed()   // a route loss is never undone by a call ending
+            if case .streamMoved = loss { policy.movedFromSink = before.playbacks[own]?.device }
+        }
+        // The server may move our stream off a sink before it says the sink is gone: then the
+        // sink's removal is the real reason.
+        if case .sinkRemoved(let sink) = change, sink == policy.movedFromSink,
+           narrator.state.status == .paused, policy.pauseReason == "stream-moved" {
+            policy.pauseReason = "device-removed"
+            pausedBecauseMayHaveChanged()
         }
 
         let calls = InterruptionTracker.callSources(in: after, excluding: ownStreams)
@@ -55,6 +64,14 @@ extension LectorService {
         default:
             break
         }
+    }
+
+    /// A stream that was corked when the server moved it was not audible anywhere: that move is
+    /// no route loss, even if Play arrived just before the event (as after
+    /// `pactl set-default-sink X; playerctl play`).
+    private static func isMoveOfCorkedStream(_ loss: RouteLoss, _ own: UInt32, _ before: AudioSnapshot) -> Bool {
+        guard case .streamMoved = loss else { return false }
+        return before.playbacks[own]?.corked ?? false
     }
 
     /// The narration stream was asked to cork (module-role-cork: a call started) or uncork.
@@ -87,6 +104,7 @@ extension LectorService {
         switch narrator.state.status {
         case .playing:
             policy.pauseReason = reason
+            policy.movedFromSink = nil
             narrator.pause()
         case .paused, .stopped:
             break   // already quiet: the first reason stands
@@ -97,7 +115,9 @@ extension LectorService {
     func listenerActed(pausing: Bool) {
         policy.interruptions.userActed()
         policy.pauseReason = pausing ? "user" : nil
-        pausedBecauseMayHaveChanged()
+        policy.movedFromSink = nil
+        // Play: the status change announces PausedBecause "" (announcing now would say "user").
+        if pausing { pausedBecauseMayHaveChanged() }
     }
 
     /// Emits PropertiesChanged for PausedBecause if it differs from what clients last saw.
