@@ -248,15 +248,17 @@ public final class TestSession: @unchecked Sendable {
             try pactl(["load-module", "module-null-sink"]
                       + (try Self.nullSinkArguments(name: sink, properties: [:], channels: 1)))
         }
-        guard let first = sinks.first else {
-            try waitUntil("wireplumber connected", servedBy: processes) {
-                try pactl(["list", "short", "clients"]).contains("wireplumber")
+        if let first = sinks.first {
+            try pactl(["set-default-sink", first])
+            try waitUntil("wireplumber made \(first) the default sink", servedBy: processes) {
+                try pactl(["get-default-sink"]).trimmingCharacters(in: .whitespacesAndNewlines) == first
             }
-            return
         }
-        try pactl(["set-default-sink", first])
-        try waitUntil("wireplumber made \(first) the default sink", servedBy: processes) {
-            try pactl(["get-default-sink"]).trimmingCharacters(in: .whitespacesAndNewlines) == first
+        // WirePlumber's restore-stream creates the "route-settings" metadata that pipewire-pulse's
+        // stream-restore extension reads and writes; a write before it exists is lost without an error.
+        // (pw-metadata waits for a metadata object that does not exist yet, so it is run with a short timeout.)
+        try waitUntil("wireplumber published its route-settings metadata", servedBy: processes) {
+            try run("pw-metadata", ["-n", "route-settings"], timeout: 0.5).stdout.contains("Found \"route-settings\"")
         }
         // No keep-awake recorders: a PipeWire null sink is clocked by the graph's driver at the quantum
         // its lowest-latency client asks for, so a new 5 ms recorder gets data within a cycle (~20 ms

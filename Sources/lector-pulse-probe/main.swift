@@ -84,6 +84,7 @@ guard let context = pa_context_new(api, "lector-pulse-probe") else {
     fputs("lector-pulse-probe: pa_context_new failed\n", stderr)
     exit(1)
 }
+let probeContext: OpaquePointer? = context
 
 let readCallback: pa_ext_stream_restore_read_cb_t = { context, info, eol, _ in
     if eol < 0 {
@@ -158,13 +159,38 @@ func write(_ entry: Entry, _ context: OpaquePointer?) {
     pa_operation_unref(operation)
 }
 
+/// pipewire-pulse answers the extension from a per-connection copy of WirePlumber's "route-settings"
+/// metadata, which a new connection receives asynchronously after it is ready: a read right away can
+/// miss entries and a write can be dropped (acknowledged all the same). So on PipeWire, wait a little.
+let pipeWireSettleMicroseconds: pa_usec_t = 250_000
+
+let serverInfoCallback: pa_server_info_cb_t = { context, info, _ in
+    let name = info?.pointee.server_name.map { String(cString: $0) } ?? ""
+    guard name.contains("PipeWire") else {
+        testExtension(context)
+        return
+    }
+    _ = pa_context_rttime_new(context, pa_rtclock_now() + pipeWireSettleMicroseconds, { api, event, _, _ in
+        api?.pointee.time_free(event)
+        testExtension(probeContext)
+    }, nil)
+}
+
+func testExtension(_ context: OpaquePointer?) {
+    guard let operation = pa_ext_stream_restore_test(context, testCallback, nil) else {
+        fail("pa_ext_stream_restore_test: \(contextError(context))")
+        return
+    }
+    pa_operation_unref(operation)
+}
+
 pa_context_set_state_callback(context, { context, _ in
     switch pa_context_get_state(context) {
     case PA_CONTEXT_READY:
         guard probe.phase == .connecting else { return }
         probe.phase = .testing
-        guard let operation = pa_ext_stream_restore_test(context, testCallback, nil) else {
-            fail("pa_ext_stream_restore_test: \(contextError(context))")
+        guard let operation = pa_context_get_server_info(context, serverInfoCallback, nil) else {
+            fail("pa_context_get_server_info: \(contextError(context))")
             return
         }
         pa_operation_unref(operation)
