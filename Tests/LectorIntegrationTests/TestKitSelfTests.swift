@@ -205,6 +205,210 @@ final class TestKitSelfTests: XCTestCase {
         session.shutdown()  // idempotent
     }
 
+    // MARK: - Sound server kinds and audio-policy helpers (run on whichever LECTOR_TEST_SOUND_SERVER names)
+
+    func testTheSessionRunsTheChosenSoundServer() throws {
+        let session = try TestSession(sinks: ["first_sink", "second_sink"])
+        defer { session.shutdown() }
+        XCTAssertEqual(session.soundServerKind, try SoundServerKind.fromEnvironment())
+        let info = try session.pactl(["info"])
+        let serverName = info.split(separator: "\n").first { $0.hasPrefix("Server Name:") }.map(String.init) ?? info
+        switch session.soundServerKind {
+        case .pulseaudio:
+            XCTAssertEqual(serverName, "Server Name: pulseaudio")
+        case .pipewire:
+            XCTAssertTrue(serverName.contains("PipeWire"), serverName)
+            let commands = session.livingProcesses().compactMap {
+                try? String(contentsOfFile: "/proc/\($0)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            for name in ["pipewire", "wireplumber", "pipewire-pulse"] {
+                XCTAssertTrue(commands.contains(name), "\(name) not among the session's processes \(commands)")
+            }
+        }
+        XCTAssertEqual(try session.pactl(["get-default-sink"]).trimmingCharacters(in: .whitespacesAndNewlines), "first_sink")
+        XCTAssertEqual(try session.sinkInfos().map(\.name).sorted(), ["first_sink", "second_sink"],
+                       "only the session's null sinks, no always-sink, no real device")
+        XCTAssertThrowsError(try session.pactl(["no-such-command"])) { error in
+            XCTAssertTrue("\(error)".contains("no-such-command"), "\(error)")
+        }
+        XCTAssertThrowsError(try SoundServerKind.fromEnvironment(["LECTOR_TEST_SOUND_SERVER": "jack"]))
+        XCTAssertEqual(try SoundServerKind.fromEnvironment([:]), .pulseaudio)
+        XCTAssertEqual(try SoundServerKind.fromEnvironment(["LECTOR_TEST_SOUND_SERVER": "PipeWire"]), .pipewire)
+    }
+
+    func testNullSinksWithPropertiesAreVisibleThroughLibpulseAndUnload() throws {
+        let session = try TestSession()
+        defer { session.shutdown() }
+        let module = try session.loadNullSink(name: "headset", properties: [
+            "device.form_factor": "headphone", "device.bus": "bluetooth", "device.description": "Blue headset",
+        ], channels: 2)
+        let sink = try XCTUnwrap(try session.sinkInfos().first { $0.name == "headset" })
+        XCTAssertEqual(sink.properties["device.form_factor"], "headphone")
+        XCTAssertEqual(sink.properties["device.bus"], "bluetooth")
+        XCTAssertEqual(sink.description, "Blue headset")
+        XCTAssertEqual(sink.volume, [65536, 65536])
+        XCTAssertEqual(sink.channelMap, ["front-left", "front-right"])
+        XCTAssertFalse(sink.muted)
+        XCTAssertEqual(sink.ownerModule, module)
+
+        // What libpulse's sink info carries, independent of the kit's JSON parsing.
+        let listing = try session.pactl(["list", "sinks"])
+        let section = try XCTUnwrap(listing.components(separatedBy: "\nSink #").first { $0.contains("Name: headset\n") })
+        XCTAssertTrue(section.contains("device.form_factor = \"headphone\""), section)
+        XCTAssertTrue(section.contains("device.bus = \"bluetooth\""), section)
+
+        try session.pactl(["set-sink-volume", "headset", "50%", "25%"])
+        try session.pactl(["set-sink-mute", "headset", "1"])
+        let changed = try XCTUnwrap(try session.sinkInfos().first { $0.name == "headset" })
+        XCTAssertEqual(changed.volume, [32768, 16384], "in channel-map order: left, right")
+        XCTAssertTrue(changed.muted)
+
+        try session.unloadModule(module)
+        XCTAssertFalse(try session.sinkInfos().contains { $0.name == "headset" })
+        XCTAssertThrowsError(try session.unloadModule(module), "unloading twice must fail")
+        XCTAssertThrowsError(try session.loadNullSink(name: "bad", properties: ["device.description": "it's"]))
+    }
+
+    func testOtherApplicationsStreamsAreListedWithRoleSinkAndVolume() throws {
+        let session = try TestSession(sinks: ["first_sink", "second_sink"])
+        defer { session.shutdown() }
+        let music = try session.startPlayback(role: "music", sink: "second_sink", name: "other-music")
+        let silent = try session.startPlayback(role: nil, name: "silent-app", tone: false)
+
+        let stream = try XCTUnwrap(try session.playbackStreams(named: "other-music").first)
+        XCTAssertEqual(stream.role, "music")
+        XCTAssertEqual(stream.mediaName, "other-music")
+        XCTAssertEqual(stream.sinkName, "second_sink")
+        XCTAssertEqual(stream.sinkIndex, try session.sinkInfos().first { $0.name == "second_sink" }?.index)
+        XCTAssertEqual(stream.volume, [65536])
+        XCTAssertFalse(stream.muted)
+        XCTAssertFalse(stream.corked)
+        let quiet = try XCTUnwrap(try session.playbackStreams(named: "silent-app").first)
+        XCTAssertNil(quiet.role)
+        XCTAssertEqual(quiet.sinkName, "first_sink", "no sink given: the default sink")
+
+        try session.pactl(["set-sink-input-volume", String(stream.index), "30%"])
+        try session.pactl(["set-sink-input-mute", String(stream.index), "1"])
+        let changed = try XCTUnwrap(try session.playbackStreams(named: "other-music").first)
+        XCTAssertEqual(Double(try XCTUnwrap(changed.volume.first)), 19661, accuracy: 2, "30 %")
+        XCTAssertTrue(changed.muted)
+        try session.pactl(["set-sink-input-mute", String(stream.index), "0"])
+        try session.pactl(["set-sink-input-volume", String(stream.index), "100%"])
+
+        // The tone is really played (on its sink only), the silent stream is silent.
+        let second = try session.record(sink: "second_sink")
+        let first = try session.record(sink: "first_sink")
+        let start = Date()
+        XCTAssertNotNil(second.waitForSound(after: start, timeout: 3), "the tone was not heard\n\(session.diagnostics)")
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(Double(second.peakAmplitude(after: start)), 0.3 * 32767, accuracy: 1000, "sox's vol 0.3 at 100 %")
+        XCTAssertNil(first.firstSound(after: start), "the default sink has only the silent stream")
+
+        music.terminate()
+        silent.terminate()
+        XCTAssertTrue(try session.playbackStreams().filter { ["other-music", "silent-app"].contains($0.applicationName) }.isEmpty)
+    }
+
+    func testACallIsARecordingStreamWithRolePhone() throws {
+        let session = try TestSession()
+        defer { session.shutdown() }
+        let call = try session.startCapture(name: "softphone")
+        let stream = try XCTUnwrap(try session.captureStreams().first { $0.applicationName == "softphone" })
+        XCTAssertEqual(stream.role, "phone")
+        XCTAssertEqual(stream.sourceName, "lector_test.monitor", "the default source is the default sink's monitor")
+        XCTAssertTrue(call.isRunning)
+        call.terminate()
+        XCTAssertFalse(try session.captureStreams().contains { $0.applicationName == "softphone" })
+    }
+
+    func testSavedStreamVolumesAreReadWrittenAndRestored() throws {
+        let session = try TestSession()
+        defer { session.shutdown() }
+        XCTAssertEqual(try session.savedStreamVolumes()["sink-input-by-media-role:music"], nil, "a fresh session saved nothing")
+
+        // A user sets another app's volume: the server saves it by role and a new stream of that role gets it.
+        let first = try session.startPlayback(role: "music", name: "player-one")
+        let stream = try XCTUnwrap(try session.playbackStreams(named: "player-one").first)
+        try session.pactl(["set-sink-input-volume", String(stream.index), "30%"])
+        switch session.soundServerKind {
+        case .pulseaudio:
+            let entries = try session.savedStreamEntries()
+            let saved = try XCTUnwrap(entries.first { $0.name == "sink-input-by-media-role:music" }?.volume, "\(entries)")
+            XCTAssertEqual(Double(try XCTUnwrap(saved.first)), 19661, accuracy: 2)
+        case .pipewire:
+            // WirePlumber saves it in its own state (after 1 s); pipewire-pulse's stream-restore
+            // extension only lists what clients wrote through it.
+            XCTAssertTrue(eventually(timeout: 5) {
+                session.wirePlumberRestoreStreamState()["Output/Audio:media.role:Music:channelVolumes"] != nil
+            }, "\(session.wirePlumberRestoreStreamState())")
+            let cubic = try XCTUnwrap(session.wirePlumberRestoreStreamState()["Output/Audio:media.role:Music:channelVolumes"]
+                .flatMap { Double($0.split(separator: ";").first ?? "") })
+            XCTAssertEqual(cubic, 0.027, accuracy: 0.001, "30 % is 0.3³ in PipeWire's linear volume")
+            XCTAssertNil(try session.savedStreamVolumes()["sink-input-by-media-role:music"])
+        }
+        first.terminate()
+        let second = try session.startPlayback(role: "music", name: "player-two")
+        let restored = try XCTUnwrap(try session.playbackStreams(named: "player-two").first)
+        XCTAssertEqual(Double(try XCTUnwrap(restored.volume.first)), 19661, accuracy: 2, "the saved volume was not restored")
+        second.terminate()
+
+        // A crashed ducker's leftover, written through the extension: listed, and restored on both servers.
+        try session.saveStreamEntry(name: "sink-input-by-media-role:music", volume: [13107])
+        try session.saveStreamEntry(name: "sink-input-by-media-role:announce", volume: [6554, 6554], muted: true)
+        let entries = try session.savedStreamEntries()
+        XCTAssertEqual(entries.first { $0.name == "sink-input-by-media-role:music" }?.volume, [13107], "\(entries)")
+        let announce = try XCTUnwrap(entries.first { $0.name == "sink-input-by-media-role:announce" }, "\(entries)")
+        XCTAssertEqual(announce.volume, [6554, 6554])
+        XCTAssertTrue(announce.muted)
+        // WirePlumber takes the written entry into its state asynchronously.
+        var third: PlaybackStreamInfo?
+        XCTAssertTrue(try eventually(timeout: 3) {
+            let player = try session.startPlayback(role: "music", name: "player-three")
+            defer { player.terminate() }
+            third = try session.playbackStreams(named: "player-three").first
+            return third?.volume.first.map { abs(Int($0) - 13107) <= 2 } ?? false
+        }, "a new music stream starts at \(String(describing: third?.volume)), not at the saved 20 %")
+
+        // The probe fails clearly without a server.
+        session.stopSoundServer()
+        XCTAssertThrowsError(try session.savedStreamEntries()) { error in
+            XCTAssertTrue("\(error)".contains("cannot connect to the sound server"), "\(error)")
+        }
+    }
+
+    func testSavedStreamVolumesSurviveARestartOfTheServer() throws {
+        let session = try TestSession()
+        defer { session.shutdown() }
+        try session.saveStreamEntry(name: "sink-input-by-media-role:music", volume: [16384])
+        // WirePlumber writes its state file 1 s after the last change.
+        if session.soundServerKind == .pipewire {
+            XCTAssertTrue(eventually(timeout: 5) {
+                session.wirePlumberRestoreStreamState()["Output/Audio:media.role:Music:channelVolumes"] != nil
+            })
+        }
+        session.stopSoundServer()
+        try session.startSoundServer()
+        let player = try session.startPlayback(role: "music", name: "after-restart")
+        let stream = try XCTUnwrap(try session.playbackStreams(named: "after-restart").first)
+        XCTAssertEqual(Double(try XCTUnwrap(stream.volume.first)), 16384, accuracy: 2)
+        player.terminate()
+    }
+
+    func testWithoutTheStreamRestoreExtensionTheProbeSaysSo() throws {
+        let session = try TestSession()
+        defer { session.shutdown() }
+        guard session.soundServerKind == .pulseaudio else {
+            throw XCTSkip("pipewire-pulse always offers the extension")
+        }
+        let modules = try session.pactl(["list", "short", "modules"])
+        let module = try XCTUnwrap(modules.split(separator: "\n").first { $0.contains("module-stream-restore") }?
+            .split(separator: "\t").first.flatMap { UInt32($0) }, modules)
+        try session.unloadModule(module)
+        XCTAssertThrowsError(try session.savedStreamEntries()) { error in
+            XCTAssertTrue("\(error)".contains("does not offer the stream-restore extension"), "\(error)")
+        }
+    }
+
     // MARK: - Helpers
 
     private func skipUnlessPythonDBus() throws {
