@@ -11,6 +11,7 @@ const sd_bus_vtable *lector_lector1_vtable(const lector_lector1_handlers *h) {
         SD_BUS_METHOD_WITH_NAMES("Cancel", "t", SD_BUS_PARAM(id), "", , h->cancel,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Stop", "", "", h->stop, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Reload", "", "", h->reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetQueue", "", "", "a(tsss)", SD_BUS_PARAM(speeches), h->get_queue,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_NAMES("SpeechStarted", "t", SD_BUS_PARAM(id), 0),

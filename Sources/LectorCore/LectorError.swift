@@ -19,6 +19,8 @@ public struct LectorError: Error, Equatable, Sendable, CustomStringConvertible {
         case queueFull = "QueueFull"
         /// This sender asked for speech faster than its allowance.
         case rateLimited = "RateLimited"
+        /// config.toml is invalid (the message says file, line and reason).
+        case badConfig = "BadConfig"
     }
 
     public static let namePrefix = "io.github.lector.Error."

@@ -105,6 +105,8 @@ extension LectorService {
 
     /// The book's language picks the voice; an unknown one falls back to the default, with a log line.
     func voice(forBookLanguage language: String?) -> Voice? {
+        if let language, let configured = configuration.voice(forLanguage: language),
+           let voice = try? catalog.resolve(language: language, voice: configured) { return voice }
         if let language, let voice = try? catalog.resolve(language: language, voice: nil) { return voice }
         let fallback = try? catalog.resolve(language: nil, voice: nil)
         Journal.log(.notice, "no voice for the book's language \(language ?? "(none)"); reading with \(fallback?.name ?? "none")")

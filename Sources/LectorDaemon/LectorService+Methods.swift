@@ -11,6 +11,7 @@ extension LectorService {
             cancel: { message, userdata, error in service(userdata).cancel(message!, error) },
             stop: { message, userdata, _ in service(userdata).stop(message!) },
             get_queue: { message, userdata, _ in service(userdata).listQueue(message!) },
+            reload: { message, userdata, error in service(userdata).reload(message!, error) },
             get_voices: { _, _, _, _, reply, userdata, _ in service(userdata).voices(into: reply!) },
             get_version: { _, _, _, _, reply, _, _ in
                 (try? MessageWriter(reply!).append(BusNames.version)) == nil ? -22 : 1
@@ -28,7 +29,8 @@ extension LectorService {
             let reader = MessageReader(message)
             let text = try reader.readString()
             let options = try reader.readOptions()
-            let request = try SpeechRequest(text: text, options: options)
+            var request = try SpeechRequest(text: text, options: options)
+            applyDefaults(to: &request, options: options)
             _ = try catalog.resolve(language: request.language, voice: request.voice)
             if case .unavailable(let reason) = soundServer.state {
                 throw LectorError(.soundServerUnavailable, "the sound server is not reachable (\(reason)); retrying in the background")

@@ -3,6 +3,7 @@ import CSystemd
 import Glibc
 import LectorAudio
 import LectorBus
+import LectorConfig
 import LectorCore
 import LectorLoop
 import LectorSpeech
@@ -23,6 +24,8 @@ public final class LectorService {
     var soundServer: SoundServer!
     var stream: PlaybackStream?
     let catalog: VoiceCatalog
+    /// The last good config.toml (defaults until one is read).
+    var configuration = Configuration()
 
     /// SSIP priority rules; bounded, with a per-sender share so one client cannot fill it.
     var queue = AnnouncementQueue<SpeechRequest>(capacity: 256, maxWaitingPerSender: 32)
@@ -71,7 +74,7 @@ public final class LectorService {
 
     public init() throws {
         // Before any thread starts, so the espeak thread inherits the mask and sd-event gets them.
-        EventLoop.blockSignals([SIGTERM, SIGINT])
+        EventLoop.blockSignals([SIGTERM, SIGINT, SIGHUP])
         // Book parsing frees its temporaries on worker threads; with glibc's default of 8 arenas
         // per core those pages stay with the process. Two arenas keep RSS near what is in use.
         _ = mallopt(M_ARENA_MAX, 2)
@@ -98,7 +101,9 @@ public final class LectorService {
         for signal in [SIGTERM, SIGINT] {
             sources.append(try loop.onSignal(signal) { [unowned self] in self.shutdown(signal: signal) })
         }
+        sources.append(try loop.onSignal(SIGHUP) { [unowned self] in try? self.reloadConfiguration() })
         try setUpAudioPolicy()
+        try? reloadConfiguration()   // a broken file is logged; defaults stand
         soundServer = try SoundServer(loop: loop, properties: Self.streamProperties)
         soundServer.onStateChange = { [unowned self] state in self.soundServerChanged(state) }
 
@@ -115,6 +120,9 @@ public final class LectorService {
         soundServer.connect()
         try bus.requestName(BusNames.service)
         try bus.requestName(MPRISNames.service)
+        // Under systemd with WatchdogSec=: sd-event pings the watchdog from the loop itself, so
+        // a wedged loop (not just a dead process) gets restarted.
+        if sd_event_set_watchdog(loop.event, 1) > 0 { Journal.log(.info, "watchdog enabled") }
         sd_notify(0, "READY=1\nSTATUS=Serving \(BusNames.service)")
         Journal.log(.info, "serving \(BusNames.service) with \(catalog.voices.count) voices")
         _ = try loop.run()

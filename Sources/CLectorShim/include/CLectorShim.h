@@ -19,6 +19,7 @@ typedef struct lector_lector1_handlers {
     sd_bus_message_handler_t cancel;
     sd_bus_message_handler_t stop;
     sd_bus_message_handler_t get_queue;
+    sd_bus_message_handler_t reload;
     sd_bus_property_get_t get_voices;
     sd_bus_property_get_t get_version;
 } lector_lector1_handlers;

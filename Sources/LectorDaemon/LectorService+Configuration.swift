@@ -1,0 +1,68 @@
+import CSystemd
+import Foundation
+import LectorBus
+import LectorConfig
+import LectorCore
+
+/// config.toml: read at start, on SIGHUP and on the `Reload` method. A broken file is reported
+/// with file, line and reason, and the last good configuration stays in force.
+extension LectorService {
+    var configurationPath: String { Configuration.defaultPath(environment: ProcessInfo.processInfo.environment) }
+
+    /// Reads the file (absent means defaults) and applies it; throws `BadConfig` and changes
+    /// nothing when it is invalid. Small and read once per reload, so read on the loop.
+    func reloadConfiguration() throws {
+        let path = configurationPath
+        let loaded: Configuration
+        if let data = FileManager.default.contents(atPath: path) {
+            do {
+                loaded = try Configuration.parse(utf8: Array(data), file: path)
+            } catch let error as ConfigError {
+                Journal.log(.error, "invalid configuration, keeping the last good one: \(error)",
+                            fields: ["LECTOR_ERROR": "BadConfig", "LECTOR_CONFIG_FILE": error.file, "LECTOR_CONFIG_LINE": String(error.line)])
+                throw LectorError(.badConfig, error.description)
+            }
+        } else if FileManager.default.fileExists(atPath: path) {
+            throw LectorError(.badConfig, "\(path): cannot be read")
+        } else {
+            loaded = Configuration()
+        }
+        apply(loaded)
+        Journal.log(.info, FileManager.default.fileExists(atPath: path) ? "configuration loaded from \(path)"
+                                                                          : "no \(path): using defaults")
+    }
+
+    private func apply(_ new: Configuration) {
+        configuration = new
+        policy.duckPolicy.level = new.audio.duckLevel
+        // The fade is three steps at most, a few ms apart; 0 ms means one step.
+        let ramp = UInt64(new.audio.duckRampMilliseconds) * 1000
+        policy.rampSteps = ramp == 0 ? 1 : 3
+        policy.rampStepMicroseconds = ramp / 3
+        policy.volumeFloor = new.audio.volumeFloor
+        policy.interruptions.resumeTimeoutMicroseconds = UInt64(new.audio.autoResumeTimeoutMinutes) * 60_000_000
+    }
+
+    /// Options the caller did not give come from the configuration: rate, pitch, volume, and the
+    /// voice for the language.
+    func applyDefaults(to request: inout SpeechRequest, options: [String: OptionValue]) {
+        if options["rate"] == nil { request.rate = configuration.speech.rate }
+        if options["pitch"] == nil { request.pitch = configuration.speech.pitch }
+        if options["volume"] == nil { request.volume = configuration.speech.volume }
+        if request.voice == nil, let language = request.language, let voice = configuration.voice(forLanguage: language) {
+            request.voice = voice
+        }
+    }
+
+    /// `Reload()`: re-reads config.toml; a broken file is a `BadConfig` error naming file and line.
+    func reload(_ message: OpaquePointer, _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        do {
+            try reloadConfiguration()
+            return MethodReply.send(to: message)
+        } catch let failure as LectorError {
+            return MethodReply.fail(failure, into: busError)
+        } catch {
+            return MethodReply.fail(.init(.failed, "\(error)"), into: busError)
+        }
+    }
+}
