@@ -84,7 +84,7 @@ extension LectorService {
     private func apply(_ action: InterruptionTracker.Action) {
         switch action {
         case .none:
-            return
+            break
         case .pause:
             Journal.log(.notice, "pausing narration for a call", fields: ["LECTOR_PAUSE_REASON": "call"])
             pauseNarration(because: "call")

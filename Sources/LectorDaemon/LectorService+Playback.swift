@@ -192,6 +192,7 @@ extension LectorService {
         var properties = Self.streamProperties
         properties["media.role"] = "music"
         properties["media.name"] = "Lector narration"
+        properties["module-stream-restore.id"] = "sink-input-by-application-id:io.github.lector.Lector.narration"
         do {
             let stream = try PlaybackStream(context: context, sampleRate: engine.sampleRate, properties: properties)
             stream.onConsumed = { [unowned self] frames in self.engine.mailbox.consumed(frames: frames) }

@@ -64,9 +64,13 @@ public final class LectorService {
     private var sources: [EventSource] = []
     var markerTimer: EventSource!
 
+    /// `module-stream-restore.id`: our own key for saved volumes. Without it the server files
+    /// them by role, so setting the narration's volume ("music") would change the saved volume
+    /// of every music player, and theirs would be applied to narration.
     static let streamProperties = [
         "media.role": "event",
         "media.name": "Lector speech",
+        "module-stream-restore.id": "sink-input-by-application-id:io.github.lector.Lector.speech",
         "application.name": "Lector",
         "application.id": "io.github.lector.Lector",
         "application.icon_name": "io.github.lector.Lector",

@@ -1,10 +1,100 @@
+import Foundation
 import LectorTestKit
 import XCTest
 
+/// Becoming noisy: narration pauses when its device goes or its stream is moved, and never
+/// resumes by itself; a new device changes nothing.
 final class RouteChangeTests: XCTestCase {
-    func testSessionStarts() throws {
-        let session = try TestSession()
-        defer { session.shutdown() }
-        XCTAssertTrue(try session.run("pactl", ["info"]).succeeded)
+    /// A Bluetooth headset (a null sink with its properties) is the default; narration plays on it.
+    private func narrateOnHeadset(_ fixture: PolicyFixture) throws -> UInt32 {
+        let module = try fixture.session.loadNullSink(name: "bt_headset",
+                                                      properties: ["device.form_factor": "headphone",
+                                                                   "device.bus": "bluetooth"])
+        _ = try fixture.session.pactl(["set-default-sink", "bt_headset"])
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.narrationStream()?.sinkName == "bt_headset" },
+                      "the narration stream follows the default sink while stopped\(fixture.context)")
+        try fixture.narrate()
+        XCTAssertEqual(try fixture.narrationStream()?.sinkName, "bt_headset")
+        return module
+    }
+
+    func testHeadsetRemovedPausesSilentlyAndItsReturnDoesNotResume() throws {
+        let fixture = try PolicyFixture()
+        defer { fixture.shutdown() }
+        let module = try narrateOnHeadset(fixture)
+        let speakers = try fixture.session.record(sink: "lector_test")
+
+        try fixture.session.unloadModule(module)
+        let removed = Date()
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" }, "still \(String(describing: try? fixture.status()))\(fixture.context)")
+        XCTAssertEqual(try fixture.pausedBecause(), "device-removed")
+        // Our stream landed on the speakers: nothing may be heard there.
+        XCTAssertEqual(try fixture.narrationStream()?.sinkName, "lector_test")
+        Thread.sleep(forTimeInterval: 0.6)
+        XCTAssertNil(speakers.firstSound(after: removed.addingTimeInterval(0.1)),
+                     "narration was heard from the speakers after the headset went away")
+
+        // The headset comes back: still paused, still silent.
+        _ = try fixture.session.loadNullSink(name: "bt_headset", properties: ["device.form_factor": "headphone",
+                                                                             "device.bus": "bluetooth"])
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertEqual(try fixture.status(), "Paused")
+        XCTAssertEqual(try fixture.pausedBecause(), "device-removed")
+
+        // The listener decides: play goes on, and PausedBecause clears.
+        XCTAssertTrue(try fixture.playerctl("play").succeeded)
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Playing" })
+        XCTAssertEqual(try fixture.pausedBecause(), "")
+    }
+
+    func testStreamMovedToAnotherSinkPauses() throws {
+        let fixture = try PolicyFixture()
+        defer { fixture.shutdown() }
+        try fixture.narrate()
+        let own = try XCTUnwrap(fixture.narrationStream())
+        _ = try fixture.session.pactl(["move-sink-input", String(own.index), "speakers"])
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" }, "still \(String(describing: try? fixture.status()))\(fixture.context)")
+        XCTAssertEqual(try fixture.pausedBecause(), "stream-moved")
+        XCTAssertEqual(try fixture.narrationStream()?.corked, true)
+    }
+
+    func testDefaultSinkChangeMovesOurStreamAndPauses() throws {
+        let fixture = try PolicyFixture()
+        defer { fixture.shutdown() }
+        try fixture.narrate()
+        _ = try fixture.session.pactl(["set-default-sink", "speakers"])
+        // Streams that follow the default sink are moved by the server: a route change.
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.narrationStream()?.sinkName == "speakers" })
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" }, "still \(String(describing: try? fixture.status()))\(fixture.context)")
+        XCTAssertEqual(try fixture.pausedBecause(), "stream-moved")
+    }
+
+    func testNewDeviceAppearingChangesNothing() throws {
+        let fixture = try PolicyFixture()
+        defer { fixture.shutdown() }
+        try fixture.narrate()
+        let recording = try fixture.session.record(sink: "lector_test")
+        _ = try fixture.session.loadNullSink(name: "usb_headset", properties: ["device.form_factor": "headset",
+                                                                              "device.bus": "usb"])
+        let appeared = Date()
+        Thread.sleep(forTimeInterval: 1.0)
+        XCTAssertEqual(try fixture.status(), "Playing")
+        XCTAssertEqual(try fixture.narrationStream()?.sinkName, "lector_test")
+        XCTAssertNotNil(recording.firstSound(after: appeared), "narration went on\(fixture.context)")
+    }
+
+    func testRouteChangesWhilePausedLeaveItPausedByTheUser() throws {
+        let fixture = try PolicyFixture()
+        defer { fixture.shutdown() }
+        try fixture.narrate()
+        XCTAssertTrue(try fixture.playerctl("pause").succeeded)
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" })
+        let own = try XCTUnwrap(fixture.narrationStream())
+        _ = try fixture.session.pactl(["move-sink-input", String(own.index), "speakers"])
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertEqual(try fixture.pausedBecause(), "user")
+        XCTAssertTrue(try fixture.playerctl("play").succeeded)
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Playing" })
+        XCTAssertEqual(try fixture.narrationStream()?.sinkName, "speakers", "plays where the listener put it")
     }
 }

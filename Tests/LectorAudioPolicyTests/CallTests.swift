@@ -1,0 +1,96 @@
+import Foundation
+import LectorTestKit
+import XCTest
+
+/// Calls: a `media.role=phone` stream (playback or recording) pauses narration and holds
+/// announcements below `important`; narration resumes after the call only if the listener did
+/// nothing meanwhile and the call was shorter than the auto-resume timeout.
+final class CallTests: XCTestCase {
+    func testPhonePlaybackPausesAndNarrationResumesAfterIt() throws {
+        let fixture = try PolicyFixture()
+        defer { fixture.shutdown() }
+        try fixture.narrate()
+        let call = try fixture.session.startPlayback(role: "phone", name: "call")
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" }, "still \(String(describing: try? fixture.status()))\(fixture.context)")
+        XCTAssertEqual(try fixture.pausedBecause(), "call")
+        XCTAssertEqual(try fixture.narrationStream()?.corked, true)
+
+        call.terminate()
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Playing" }, "not resumed\(fixture.context)")
+        XCTAssertEqual(try fixture.pausedBecause(), "")
+    }
+
+    func testPhoneRecordingCountsAsACall() throws {
+        let fixture = try PolicyFixture()
+        defer { fixture.shutdown() }
+        try fixture.narrate()
+        let microphone = try fixture.session.startCapture(role: "phone", name: "call-microphone")
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" }, "still \(String(describing: try? fixture.status()))\(fixture.context)")
+        XCTAssertEqual(try fixture.pausedBecause(), "call")
+        microphone.terminate()
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Playing" }, "not resumed\(fixture.context)")
+    }
+
+    func testListenerActingDuringTheCallMeansNoResume() throws {
+        let fixture = try PolicyFixture()
+        defer { fixture.shutdown() }
+        try fixture.narrate()
+        let call = try fixture.session.startPlayback(role: "phone", name: "call")
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" })
+        XCTAssertTrue(try fixture.playerctl("pause").succeeded)   // the listener says: stay paused
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.pausedBecause() == "user" })
+        call.terminate()
+        Thread.sleep(forTimeInterval: 1.0)
+        XCTAssertEqual(try fixture.status(), "Paused")
+    }
+
+    func testNarrationPausedBeforeTheCallStaysPaused() throws {
+        let fixture = try PolicyFixture()
+        defer { fixture.shutdown() }
+        try fixture.narrate()
+        XCTAssertTrue(try fixture.playerctl("pause").succeeded)
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" })
+        let call = try fixture.session.startPlayback(role: "phone", name: "call")
+        Thread.sleep(forTimeInterval: 0.5)
+        call.terminate()
+        Thread.sleep(forTimeInterval: 1.0)
+        XCTAssertEqual(try fixture.status(), "Paused")
+        XCTAssertEqual(try fixture.pausedBecause(), "user")
+    }
+
+    func testAutoResumeTimeoutFromTheConfig() throws {
+        // 0 minutes: a call of any length is too long to resume after.
+        let fixture = try PolicyFixture(config: "[audio]\nauto-resume-timeout-minutes = 0\n")
+        defer { fixture.shutdown() }
+        try fixture.narrate()
+        let call = try fixture.session.startPlayback(role: "phone", name: "call")
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" })
+        Thread.sleep(forTimeInterval: 0.2)
+        call.terminate()
+        Thread.sleep(forTimeInterval: 1.0)
+        XCTAssertEqual(try fixture.status(), "Paused", "resumed after a call longer than the timeout\(fixture.context)")
+        XCTAssertEqual(try fixture.pausedBecause(), "call")
+    }
+
+    func testCallHoldsAnnouncementsButNotImportantOnes() throws {
+        let fixture = try PolicyFixture()
+        defer { fixture.shutdown() }
+        let recording = try fixture.session.record(sink: "lector_test")
+        let call = try fixture.session.startPlayback(role: "phone", sink: "speakers", name: "call")
+        Thread.sleep(forTimeInterval: 0.3)
+
+        let held = Date()
+        try fixture.say("This message waits for the call to end.")
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertNil(recording.firstSound(after: held), "a message was spoken during a call\(fixture.context)")
+
+        let important = Date()
+        try fixture.say("Important: the building is on fire.", ["--priority", "important"])
+        XCTAssertNotNil(recording.waitForSound(after: important, timeout: 5), "important speech was held\(fixture.context)")
+        XCTAssertTrue(recording.waitForSilence(quiet: 0.5, timeout: 15))
+
+        let ended = Date()
+        call.terminate()
+        XCTAssertNotNil(recording.waitForSound(after: ended, timeout: 5), "the held message never came\(fixture.context)")
+    }
+}
