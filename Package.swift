@@ -57,7 +57,8 @@ let package = Package(
                                "LectorBooks", "LectorState", "LectorPolicy", "LectorConfig", "CSystemd"],
                 swiftSettings: cEdge),
         .executableTarget(name: "lector",
-                          dependencies: ["LectorDaemon", "LectorBus", "LectorCore",
+                          dependencies: ["LectorDaemon", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
+                                         "LectorSpeech", "LectorLoop", "CSystemd", "CEspeakNG", "CLectorShim",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: cEdge),
 

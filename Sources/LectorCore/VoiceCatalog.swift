@@ -28,6 +28,11 @@ public struct VoiceCatalog: Sendable {
             }) {
                 return match
             }
+            // What `espeak-ng -v` also accepts: a language a voice lists exactly ("en-gb", "cmn").
+            if let match = voices.filter({ $0.languages.contains { $0.tag.lowercased() == wanted } })
+                .min(by: { a, b in Self.priority(of: wanted, in: a) < Self.priority(of: wanted, in: b) }) {
+                return match
+            }
             throw LectorError(.unknownVoice, "no installed voice is named \"\(voice)\" (see the Voices property)")
         }
         if let language {
@@ -36,6 +41,10 @@ public struct VoiceCatalog: Sendable {
         }
         if let match = best(for: defaultLanguage) ?? voices.first { return match }
         throw LectorError(.unknownVoice, "no espeak-ng voices are installed")
+    }
+
+    private static func priority(of tag: String, in voice: Voice) -> Int {
+        voice.languages.first { $0.tag.lowercased() == tag }?.priority ?? Int.max
     }
 
     /// The voice listing the most specific matching tag with the lowest priority.

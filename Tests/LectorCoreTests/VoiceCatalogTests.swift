@@ -41,6 +41,13 @@ final class VoiceCatalogTests: XCTestCase {
         XCTAssertEqual(try catalog.resolve(language: "de", voice: "yue").identifier, "sit/yue", "a named voice wins")
     }
 
+    func testVoicesByALanguageTheyListAsEspeakNgAccepts() throws {
+        // config.toml's `en = "en-gb"`: "en-gb" is no voice's name or file, but gmw/en lists it.
+        XCTAssertEqual(try catalog.resolve(language: "en", voice: "en-gb").identifier, "gmw/en")
+        XCTAssertEqual(try catalog.resolve(language: nil, voice: "EN-US").identifier, "gmw/en-US")
+        XCTAssertEqual(try catalog.resolve(language: nil, voice: "zh").identifier, "sit/cmn", "lowest priority wins")
+    }
+
     func testUnknownVoiceAndLanguageHaveTheirOwnErrors() {
         XCTAssertThrowsError(try catalog.resolve(language: nil, voice: "klingon")) {
             XCTAssertEqual(($0 as? LectorError)?.busName, "io.github.lector.Error.UnknownVoice")
