@@ -138,11 +138,21 @@ extension TestSession {
 
     /// Every saved stream-restore entry the server offers through the PulseAudio protocol's
     /// stream-restore extension (PulseAudio's module-stream-restore database; pipewire-pulse's
-    /// "route-settings" metadata, see `savedStreamVolumes()`).
+    /// "route-settings" metadata, see `savedStreamVolumes()`). On PipeWire this is the union of two
+    /// reads on two connections: under load pipewire-pulse sometimes serves a new connection none of
+    /// the entries (entries are never deleted there, so the union is the truth).
     public func savedStreamEntries() throws -> [SavedStreamEntry] {
-        let result = try run(Self.pulseProbePath, ["stream-restore"], timeout: 15)
-        guard result.succeeded else { throw TestKitError.failed("lector-pulse-probe stream-restore: \(result)") }
-        return try SoundServerParsing.savedStreamEntries(probeOutput: result.stdout)
+        let reads = soundServerKind == .pipewire ? 2 : 1
+        var entries: [SavedStreamEntry] = []
+        for _ in 0..<reads {
+            let result = try run(Self.pulseProbePath, ["stream-restore"], timeout: 15)
+            guard result.succeeded else { throw TestKitError.failed("lector-pulse-probe stream-restore: \(result)") }
+            for entry in try SoundServerParsing.savedStreamEntries(probeOutput: result.stdout) {
+                entries.removeAll { $0.name == entry.name }
+                entries.append(entry)
+            }
+        }
+        return entries
     }
 
     /// Saved volume (raw per-channel values) by entry name, e.g. `sink-input-by-media-role:music`.
@@ -156,23 +166,33 @@ extension TestSession {
 
     /// Saves (replaces) one stream-restore entry through the extension, as a client that crashed
     /// while ducking would leave it: e.g. `saveStreamEntry(name: "sink-input-by-media-role:music", volume: [13107])`.
-    /// Returns once a read lists it (pipewire-pulse answers the write before its metadata has the
-    /// new value). pipewire-pulse does not save `device`.
+    /// Returns once a read lists it (pipewire-pulse can acknowledge a write it dropped, and can serve
+    /// a connection no entries; see lector-pulse-probe). pipewire-pulse does not save `device`.
     public func saveStreamEntry(name: String, volume: [UInt32], muted: Bool = false, device: String? = nil) throws {
         var arguments = ["stream-restore-write", name, volume.map(String.init).joined(separator: ","), muted ? "1" : "0"]
         if let device { arguments.append(device) }
-        let result = try run(Self.pulseProbePath, arguments, timeout: 15)
-        guard result.succeeded else { throw TestKitError.failed("lector-pulse-probe \(arguments): \(result)") }
-        let deadline = Date(timeIntervalSinceNow: 3)
-        var entries: [SavedStreamEntry] = []
-        while true {
-            entries = try savedStreamEntries()
-            if entries.contains(where: { $0.name == name && $0.volume == volume && $0.muted == muted }) { return }
-            guard Date() < deadline else {
-                throw TestKitError.timedOut("saved stream entry \(name) not listed 3 s after writing it: \(entries)")
+        func listed(_ entries: [SavedStreamEntry]) -> Bool {
+            entries.contains { entry in
+                entry.name == name && entry.muted == muted && entry.volume.count == volume.count
+                    && zip(entry.volume, volume).allSatisfy { abs(Int64($0) - Int64($1)) <= 1 }
             }
-            usleep(20_000)
         }
+        var last: ProcessResult?
+        var entries: [SavedStreamEntry] = []
+        for _ in 0..<4 {
+            let result = try run(Self.pulseProbePath, arguments, timeout: 15)
+            last = result
+            // 0: listed on the probe's connection; 3: written, not listed there; else a real failure.
+            guard result.status == 0 || result.status == 3 else { break }
+            entries = try savedStreamEntries()
+            if listed(entries) { return }
+        }
+        var metadata = ""
+        if soundServerKind == .pipewire {
+            metadata = "\nroute-settings metadata: " + ((try? run("pw-metadata", ["-n", "route-settings"], timeout: 1).stdout) ?? "?")
+        }
+        throw TestKitError.failed("lector-pulse-probe \(arguments) did not save it: \(last.map(\.description) ?? "")"
+                                  + "\nlisted: \(entries)\(metadata)")
     }
 
     /// PipeWire only: WirePlumber's restore-stream state file as key → value, e.g.

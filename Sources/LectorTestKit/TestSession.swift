@@ -243,22 +243,25 @@ public final class TestSession: @unchecked Sendable {
         lock.withLock { soundServerProcesses.append(pulse) }
         let processes = [pipewire, wirePlumber, pulse]
         try waitForPulseProtocol(servedBy: processes)
+        // WirePlumber creates the "default" metadata (without it pipewire-pulse answers set-default-sink
+        // with "Not supported") and, from restore-stream, "route-settings" (what pipewire-pulse's
+        // stream-restore extension reads and writes; a write before it exists is lost without an error).
+        // pw-metadata waits for a metadata object that does not exist yet, hence the short timeout.
+        for name in ["default", "route-settings"] {
+            try waitUntil("wireplumber published its \(name) metadata", servedBy: processes) {
+                try run("pw-metadata", ["-n", name], timeout: 0.5).stdout.contains("Found \"\(name)\"")
+            }
+        }
 
         for sink in sinks {
             try pactl(["load-module", "module-null-sink"]
                       + (try Self.nullSinkArguments(name: sink, properties: [:], channels: 1)))
         }
         if let first = sinks.first {
-            try pactl(["set-default-sink", first])
             try waitUntil("wireplumber made \(first) the default sink", servedBy: processes) {
-                try pactl(["get-default-sink"]).trimmingCharacters(in: .whitespacesAndNewlines) == first
+                try pactl(["set-default-sink", first])
+                return try pactl(["get-default-sink"]).trimmingCharacters(in: .whitespacesAndNewlines) == first
             }
-        }
-        // WirePlumber's restore-stream creates the "route-settings" metadata that pipewire-pulse's
-        // stream-restore extension reads and writes; a write before it exists is lost without an error.
-        // (pw-metadata waits for a metadata object that does not exist yet, so it is run with a short timeout.)
-        try waitUntil("wireplumber published its route-settings metadata", servedBy: processes) {
-            try run("pw-metadata", ["-n", "route-settings"], timeout: 0.5).stdout.contains("Found \"route-settings\"")
         }
         // No keep-awake recorders: a PipeWire null sink is clocked by the graph's driver at the quantum
         // its lowest-latency client asks for, so a new 5 ms recorder gets data within a cycle (~20 ms

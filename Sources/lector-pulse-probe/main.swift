@@ -14,10 +14,14 @@ import Glibc
 //   lector-pulse-probe stream-restore-write NAME v1,v2,... [MUTED [DEVICE]]
 //       Saves (replaces) one entry, e.g. to leave a ducked volume behind as a crashed client
 //       would: `stream-restore-write sink-input-by-media-role:music 13107`. MUTED is 0 or 1
-//       (default 0); the volume list may be empty to save no volume.
+//       (default 0); the volume list may be empty to save no volume. Reads it back and writes it
+//       again every 100 ms until listed; exit 3 if it is still not listed on this connection after
+//       1.5 s (pipewire-pulse, under load, sometimes serves a connection no route-settings entries at
+//       all while its writes do land: read again on a new connection before writing again).
 //
 // Exit 0 on success; 1 with a message on stderr when the server cannot be reached, does not offer
-// the stream-restore extension or refuses the request; 2 for bad arguments.
+// the stream-restore extension or refuses the request; 2 for bad arguments; 3 for a write not
+// confirmed by a read on the same connection.
 //
 // The server is the one libpulse finds on its own (PULSE_SERVER etc.); never autospawned.
 // One blocking pa_mainloop; the whole run is bounded by a 10 s deadline.
@@ -86,25 +90,54 @@ guard let context = pa_context_new(api, "lector-pulse-probe") else {
 }
 let probeContext: OpaquePointer? = context
 
+/// One saved entry as read.
+struct ReadEntry {
+    var name: String
+    var volumes: [pa_volume_t]
+    var muted: Bool
+    var device: String
+
+    var line: String { "\(name)\t\(volumes.map(String.init).joined(separator: ","))\t\(muted ? 1 : 0)\t\(device)" }
+}
+
+var readEntries: [ReadEntry] = []
+/// What to do once a read has delivered every entry.
+var afterRead: () -> Void = {}
+var writeAttempts = 0
+var writeStarted: pa_usec_t = 0
+
 let readCallback: pa_ext_stream_restore_read_cb_t = { context, info, eol, _ in
     if eol < 0 {
         fail("reading the stream-restore entries failed: \(contextError(context))")
         return
     }
     if eol > 0 {
-        probe.phase = .done
-        pa_mainloop_quit(mainloop, 0)
+        afterRead()
         return
     }
     guard let info = info?.pointee else { return }
-    let name = info.name.map { String(cString: $0) } ?? ""
     var volume = info.volume
     let channels = Int(volume.channels)
     let values = withUnsafeBytes(of: &volume.values) { raw in
-        raw.bindMemory(to: pa_volume_t.self).prefix(channels).map(String.init)
+        Array(raw.bindMemory(to: pa_volume_t.self).prefix(channels))
     }
-    let device = info.device.map { String(cString: $0) } ?? ""
-    probe.lines.append("\(name)\t\(values.joined(separator: ","))\t\(info.mute != 0 ? 1 : 0)\t\(device)")
+    readEntries.append(ReadEntry(name: info.name.map { String(cString: $0) } ?? "", volumes: values,
+                                 muted: info.mute != 0, device: info.device.map { String(cString: $0) } ?? ""))
+}
+
+func read(_ context: OpaquePointer?, then continuation: @escaping () -> Void) {
+    readEntries = []
+    afterRead = continuation
+    guard let operation = pa_ext_stream_restore_read(context, readCallback, nil) else {
+        fail("pa_ext_stream_restore_read: \(contextError(context))")
+        return
+    }
+    pa_operation_unref(operation)
+}
+
+func finish() {
+    probe.phase = .done
+    pa_mainloop_quit(mainloop, 0)
 }
 
 let testCallback: pa_ext_stream_restore_test_cb_t = { context, version, _ in
@@ -118,14 +151,17 @@ let testCallback: pa_ext_stream_restore_test_cb_t = { context, version, _ in
         write(entry, context)
         return
     }
-    guard let operation = pa_ext_stream_restore_read(context, readCallback, nil) else {
-        fail("pa_ext_stream_restore_read: \(contextError(context))")
-        return
+    read(context) {
+        probe.lines = readEntries.map(\.line)
+        finish()
     }
-    pa_operation_unref(operation)
 }
 
+/// Writes, then reads back until the entry is listed: pipewire-pulse acknowledges a write that it
+/// dropped (see below), so an unlisted entry is written again every 100 ms until the deadline.
 func write(_ entry: Entry, _ context: OpaquePointer?) {
+    if writeAttempts == 0 { writeStarted = pa_rtclock_now() }
+    writeAttempts += 1
     var info = pa_ext_stream_restore_info()
     var volume = pa_cvolume()
     volume.channels = UInt8(entry.volumes.count)
@@ -143,11 +179,29 @@ func write(_ entry: Entry, _ context: OpaquePointer?) {
             info.name = name
             info.device = entry.device == nil ? nil : device
             return pa_ext_stream_restore_write(context, PA_UPDATE_REPLACE, &info, 1, 1, { context, success, _ in
-                if success == 0 {
+                guard success != 0 else {
                     fail("the server refused to save the entry: \(contextError(context))")
-                } else {
-                    probe.phase = .done
-                    pa_mainloop_quit(mainloop, 0)
+                    return
+                }
+                read(context) {
+                    guard let entry = entryToWrite else { return }
+                    // Exact on PulseAudio; pipewire-pulse stores floats, so allow one step of rounding.
+                    let listed = readEntries.contains { read in
+                        read.name == entry.name && read.muted == entry.muted && read.volumes.count == entry.volumes.count
+                            && zip(read.volumes, entry.volumes).allSatisfy { abs(Int64($0) - Int64($1)) <= 1 }
+                    }
+                    if listed { return finish() }
+                    if pa_rtclock_now() > writeStarted + 1_500_000 {
+                        probe.failure = "written \(writeAttempts) times but not listed on this connection: "
+                            + "\(readEntries.map(\.line)) (read again on a new connection)"
+                        probe.phase = .done
+                        pa_mainloop_quit(mainloop, 3)
+                        return
+                    }
+                    _ = pa_context_rttime_new(context, pa_rtclock_now() + 100_000, { api, event, _, _ in
+                        api?.pointee.time_free(event)
+                        if let entry = entryToWrite { write(entry, probeContext) }
+                    }, nil)
                 }
             }, nil)
         }
@@ -210,7 +264,11 @@ guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
 
 // A deadline, so a server that accepts but never answers cannot hang a test.
 let deadline = pa_context_rttime_new(context, pa_rtclock_now() + 10 * PA_USEC_PER_SEC, { _, _, _, _ in
-    fail("no answer from the sound server within 10 s (still \(probe.phase))")
+    if writeAttempts > 0 {
+        fail("the entry was written \(writeAttempts) times in 10 s but never listed: \(readEntries.map(\.line))")
+    } else {
+        fail("no answer from the sound server within 10 s (still \(probe.phase))")
+    }
 }, nil)
 
 var result: Int32 = 0
@@ -222,7 +280,7 @@ pa_mainloop_free(mainloop)
 
 if let failure = probe.failure {
     fputs("lector-pulse-probe: \(failure)\n", stderr)
-    exit(1)
+    exit(result == 3 ? 3 : 1)
 }
 for line in probe.lines { print(line) }
 exit(0)

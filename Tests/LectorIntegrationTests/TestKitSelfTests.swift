@@ -301,7 +301,8 @@ final class TestKitSelfTests: XCTestCase {
         let start = Date()
         XCTAssertNotNil(second.waitForSound(after: start, timeout: 3), "the tone was not heard\n\(session.diagnostics)")
         Thread.sleep(forTimeInterval: 0.3)
-        XCTAssertEqual(Double(second.peakAmplitude(after: start)), 0.3 * 32767, accuracy: 1000, "sox's vol 0.3 at 100 %")
+        // PipeWire resamples (22050 -> 48000 -> 22050 Hz): the tone's onset rings up to ~12 % above it.
+        XCTAssertEqual(Double(second.peakAmplitude(after: start)), 0.3 * 32767, accuracy: 2000, "sox's vol 0.3 at 100 %")
         XCTAssertNil(first.firstSound(after: start), "the default sink has only the silent stream")
 
         music.terminate()
