@@ -29,7 +29,7 @@ extension LectorService {
            let loss = RouteClassifier.loss(ofStream: own, before: before, after: after),
            !Self.isMoveOfCorkedStream(loss, own, before) {
             Journal.log(.notice, "pausing narration: \(loss.logDescription)",
-                        fields: ["LECTOR_PAUSE_REASON": loss.pausedBecause])
+                        fields: narrationFields(["LECTOR_PAUSE_REASON": loss.pausedBecause]))
             pauseNarration(because: loss.pausedBecause)
             policy.interruptions.userActed()   // a route loss is never undone by a call ending
             if case .streamMoved = loss { policy.movedFromSink = before.playbacks[own]?.device }
@@ -74,6 +74,12 @@ extension LectorService {
         return before.playbacks[own]?.corked ?? false
     }
 
+    /// Journal fields naming the book and chapter being narrated, plus `extra`.
+    func narrationFields(_ extra: [String: String]) -> [String: String] {
+        guard let book = narrator.book else { return extra }
+        return extra.merging(["LECTOR_BOOK": book.url.path, "LECTOR_CHAPTER": String(narrator.state.chapter + 1)]) { a, _ in a }
+    }
+
     /// The narration stream was asked to cork (module-role-cork: a call started) or uncork.
     func corkRequested(_ cork: Bool) {
         let narrating = narrator.state.status == .playing
@@ -86,7 +92,7 @@ extension LectorService {
         case .none:
             break
         case .pause:
-            Journal.log(.notice, "pausing narration for a call", fields: ["LECTOR_PAUSE_REASON": "call"])
+            Journal.log(.notice, "pausing narration for a call", fields: narrationFields(["LECTOR_PAUSE_REASON": "call"]))
             pauseNarration(because: "call")
         case .resume:
             guard narrator.state.status == .paused, policy.pauseReason == "call" else { break }

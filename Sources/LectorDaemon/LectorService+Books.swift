@@ -97,7 +97,7 @@ extension LectorService {
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)
         announceTrackListReplaced()
         Journal.log(.info, "opened \"\(prepared.book.title)\" (\(prepared.book.chapterCount) chapters) at chapter \(prepared.startChapter + 1)",
-                    fields: ["LECTOR_BOOK": prepared.book.url.path])
+                    fields: ["LECTOR_BOOK": prepared.book.url.path, "LECTOR_CHAPTER": String(prepared.startChapter + 1)])
         bookGeneration += 1
         latestBook.set(bookGeneration)
         loadRemainingChapters(of: prepared, generation: bookGeneration)
@@ -130,7 +130,9 @@ extension LectorService {
                         Journal.log(.notice, warning, fields: ["LECTOR_BOOK": reader.sourceURL.path])
                     }
                 } catch {
-                    Journal.log(.warning, "chapter \(index + 1) could not be read: \(error)")
+                    Journal.log(.warning, "chapter \(index + 1) could not be read: \(error)",
+                                fields: ["LECTOR_BOOK": reader.sourceURL.path, "LECTOR_CHAPTER": String(index + 1),
+                                         "LECTOR_ERROR": "BadBook"])
                     text = ""
                 }
                 inbox!.post { [unowned self] in
