@@ -58,7 +58,38 @@ extension TestSession {
         try SoundServerParsing.sinks(json: pactl(["--format=json", "list", "sinks"]))
     }
 
+    /// `pactl set-default-sink`, returning once the server reports `name` as the default (under
+    /// PipeWire, WirePlumber applies it asynchronously, and moves the streams that follow the default then).
+    public func setDefaultSink(_ name: String, timeout: TimeInterval = 5) throws {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while true {
+            try pactl(["set-default-sink", name])
+            if try pactl(["get-default-sink"]).trimmingCharacters(in: .whitespacesAndNewlines) == name { return }
+            guard Date() < deadline else { throw TestKitError.timedOut("\(name) did not become the default sink") }
+            usleep(50_000)
+        }
+    }
+
     // MARK: - Streams
+
+    /// `pactl move-sink-input`, returning once the stream is listed on `sink`. The move is issued
+    /// again every 300 ms until then: pipewire-pulse 0.3.65 with WirePlumber 0.4 acknowledges a move
+    /// of a corked stream that sometimes never happens (2 of 4 tries here), and a second move works.
+    public func moveStream(_ index: UInt32, to sink: String, timeout: TimeInterval = 5) throws {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while true {
+            try pactl(["move-sink-input", String(index), sink])
+            let moveDeadline = Date(timeIntervalSinceNow: 0.3)
+            repeat {
+                if try playbackStreams().first(where: { $0.index == index })?.sinkName == sink { return }
+                usleep(20_000)
+            } while Date() < moveDeadline
+            guard Date() < deadline else {
+                throw TestKitError.timedOut("sink input \(index) not on \(sink) \(timeout) s after moving it: "
+                                            + "\(String(describing: try? playbackStreams().first { $0.index == index }))")
+            }
+        }
+    }
 
     /// Every playback stream (sink-input): ours, the daemon's and other applications'.
     public func playbackStreams() throws -> [PlaybackStreamInfo] {

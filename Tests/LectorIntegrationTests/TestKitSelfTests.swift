@@ -305,6 +305,13 @@ final class TestKitSelfTests: XCTestCase {
         XCTAssertEqual(Double(second.peakAmplitude(after: start)), 0.3 * 32767, accuracy: 2000, "sox's vol 0.3 at 100 %")
         XCTAssertNil(first.firstSound(after: start), "the default sink has only the silent stream")
 
+        // Moved (the helper waits until it is listed there), and the default sink changed.
+        try session.moveStream(stream.index, to: "first_sink")
+        XCTAssertEqual(try session.playbackStreams(named: "other-music").first?.sinkName, "first_sink")
+        try session.setDefaultSink("second_sink")
+        XCTAssertEqual(try session.pactl(["get-default-sink"]).trimmingCharacters(in: .whitespacesAndNewlines), "second_sink")
+        XCTAssertThrowsError(try session.moveStream(stream.index, to: "no_such_sink", timeout: 0.5))
+
         music.terminate()
         silent.terminate()
         XCTAssertTrue(try session.playbackStreams().filter { ["other-music", "silent-app"].contains($0.applicationName) }.isEmpty)
