@@ -143,12 +143,12 @@ public final class PlaybackStream {
         fill()
     }
 
-    /// Linear 0...1 (MPRIS Volume) on a cubic curve, as PulseAudio's own volume sliders map it.
-    public func setVolume(_ volume: Double, context: OpaquePointer) {
-        guard state == .ready else { return }
-        var volumes = pa_cvolume()
-        pa_cvolume_set(&volumes, 1, pa_sw_volume_from_linear(volume))
-        pa_operation_unref(pa_context_set_sink_input_volume(context, pa_stream_get_index(stream), &volumes, nil, nil))
+    /// Our own amplitude factor 0...1 (MPRIS Volume), applied to samples as they go to the
+    /// server (heard within the ~30 ms it buffers). Not the server's stream volume: that one is
+    /// the listener's, and servers save it per role (WirePlumber files narration with every
+    /// `music` player), so setting it would change other apps' saved volumes.
+    public var gain: Double = 1 {
+        didSet { gain = min(1, max(0, gain)) }
     }
 
     /// Corks once everything enqueued has been heard (the caller knows when that is).
@@ -180,6 +180,13 @@ public final class PlaybackStream {
         // Underrun with an empty buffer: everything written has been played. (The sink's own
         // latency reading stays non-zero while it renders silence, so it cannot tell us that.)
         if info.playing == 0, info.write_index <= info.read_index { return framesWritten }
+        // pipewire-pulse after an underrun: it may leave less than `minreq` unplayed for ever
+        // (seen: 52 bytes of 236). Nothing more is coming, so all of it counts as heard.
+        if info.playing == 0, !isCorked, queuedFrames == 0,
+           let attributes = pa_stream_get_buffer_attr(stream)?.pointee,
+           info.write_index - info.read_index < Int64(attributes.minreq) {
+            return framesWritten
+        }
         var aheadMicroseconds = Int64(info.sink_usec)
         if info.playing != 0 && !isCorked {
             var now = timeval()
@@ -206,8 +213,14 @@ public final class PlaybackStream {
         var written = 0
         while writable > 0, let chunk = fifo.first {
             let count = min(writable, chunk.count - fifoOffset)
-            let r = chunk.withUnsafeBufferPointer { buffer in
-                pa_stream_write(stream, buffer.baseAddress! + fifoOffset, count * 2, nil, 0, PA_SEEK_RELATIVE)
+            let r: Int32
+            if gain < 1 {
+                let scaled = chunk[fifoOffset..<fifoOffset + count].map { Int16((Double($0) * gain).rounded()) }
+                r = scaled.withUnsafeBufferPointer { pa_stream_write(stream, $0.baseAddress!, count * 2, nil, 0, PA_SEEK_RELATIVE) }
+            } else {
+                r = chunk.withUnsafeBufferPointer { buffer in
+                    pa_stream_write(stream, buffer.baseAddress! + fifoOffset, count * 2, nil, 0, PA_SEEK_RELATIVE)
+                }
             }
             guard r >= 0 else { break }
             written += count

@@ -46,6 +46,16 @@ extension LectorService {
         apply(policy.interruptions.reconcile(with: calls, at: loop.now,
                                              narrationPlaying: narrator.state.status == .playing))
 
+        // PipeWire parks a stream whose only sink went away (PulseAudio kills it): nobody hears
+        // the speech in flight, so it fails as it does on PulseAudio.
+        if case .playback(let index) = change, index == stream?.serverIndex, current != nil,
+           let own = after.playbacks[index], after.sinks[own.device] == nil {
+            Journal.log(.warning, "the announcement stream has no sink left: the speech in flight fails",
+                        fields: ["LECTOR_ERROR": "SoundServerUnavailable"])
+            endCurrent(.failed)
+            startNext()
+        }
+
         switch change {
         case .playback(let index):
             guard policy.duckBook.isDucking, let stream = after.playbacks[index] else { break }

@@ -215,7 +215,7 @@ extension LectorService {
             case "Volume":
                 let volume = try reader.readDouble()
                 guard volume.isFinite else { throw LectorError.invalidArgument("Volume must be a finite number") }
-                narrator.setVolume(min(1, max(0, volume)), context: soundServer?.context)
+                narrator.setVolume(min(1, max(0, volume)))
             case "LoopStatus":
                 let text = try reader.readString()
                 guard let loop = PlayerState.Loop(rawValue: text) else {

@@ -200,7 +200,7 @@ extension LectorService {
             stream.onStateChange = { [unowned self, unowned stream] state in
                 switch state {
                 case .ready:
-                    stream.setVolume(self.narrator.state.volume, context: context)
+                    stream.gain = self.narrator.state.volume
                     self.narrator.feed()
                 case .failed:
                     guard self.narrator.stream === stream else { return }

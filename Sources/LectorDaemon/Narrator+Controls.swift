@@ -31,8 +31,8 @@ extension Narrator {
         jump(toChapter: state.chapter, offset: clock.offset(atTime: microseconds), time: microseconds, announceSeek: true)
     }
 
-    func setVolume(_ volume: Double, context: OpaquePointer?) {
-        if let context { stream?.setVolume(volume, context: context) }
+    func setVolume(_ volume: Double) {
+        stream?.gain = volume
         update { $0.volume = volume }
     }
 

@@ -10,7 +10,7 @@ final class RouteChangeTests: XCTestCase {
         let module = try fixture.session.loadNullSink(name: "bt_headset",
                                                       properties: ["device.form_factor": "headphone",
                                                                    "device.bus": "bluetooth"])
-        _ = try fixture.session.pactl(["set-default-sink", "bt_headset"])
+        try fixture.session.setDefaultSink("bt_headset")
         XCTAssertTrue(try poll(timeout: 5) { try fixture.narrationStream()?.sinkName == "bt_headset" },
                       "the narration stream follows the default sink while stopped\(fixture.context)")
         try fixture.narrate()
@@ -52,7 +52,7 @@ final class RouteChangeTests: XCTestCase {
         defer { fixture.shutdown() }
         try fixture.narrate()
         let own = try XCTUnwrap(fixture.narrationStream())
-        _ = try fixture.session.pactl(["move-sink-input", String(own.index), "speakers"])
+        try fixture.session.moveStream(own.index, to: "speakers")
         XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" }, "still \(String(describing: try? fixture.status()))\(fixture.context)")
         XCTAssertEqual(try fixture.pausedBecause(), "stream-moved")
         XCTAssertEqual(try fixture.narrationStream()?.corked, true)
@@ -62,7 +62,7 @@ final class RouteChangeTests: XCTestCase {
         let fixture = try PolicyFixture()
         defer { fixture.shutdown() }
         try fixture.narrate()
-        _ = try fixture.session.pactl(["set-default-sink", "speakers"])
+        try fixture.session.setDefaultSink("speakers")
         // Streams that follow the default sink are moved by the server: a route change.
         XCTAssertTrue(try poll(timeout: 5) { try fixture.narrationStream()?.sinkName == "speakers" })
         XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" }, "still \(String(describing: try? fixture.status()))\(fixture.context)")
@@ -90,7 +90,7 @@ final class RouteChangeTests: XCTestCase {
         XCTAssertTrue(try fixture.playerctl("pause").succeeded)
         XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" })
         let own = try XCTUnwrap(fixture.narrationStream())
-        _ = try fixture.session.pactl(["move-sink-input", String(own.index), "speakers"])
+        try fixture.session.moveStream(own.index, to: "speakers")
         Thread.sleep(forTimeInterval: 0.5)
         XCTAssertEqual(try fixture.pausedBecause(), "user")
         XCTAssertTrue(try fixture.playerctl("play").succeeded)
