@@ -27,18 +27,24 @@ final class DuckTests: XCTestCase {
     /// No ducked volume is left in what the server saved for `role`. PulseAudio: its
     /// stream-restore entry. PipeWire: WirePlumber keeps its own state, which the extension does
     /// not list, so a new stream of that role must start at `volume` (call only while no duck runs).
-    private func assertSaved(_ fixture: PolicyFixture, role: String, is volume: [UInt32],
+    /// `orNothing`: nothing saved at all is fine too (a server killed before it saved).
+    private func assertSaved(_ fixture: PolicyFixture, role: String, is volume: [UInt32], orNothing: Bool = false,
                              file: StaticString = #filePath, line: UInt = #line) throws {
         switch fixture.session.soundServerKind {
         case .pulseaudio:
-            XCTAssertTrue(try poll(timeout: 3) { try fixture.session.savedStreamVolumes()["sink-input-by-media-role:\(role)"] == volume },
-                          "saved: \(String(describing: try? fixture.session.savedStreamVolumes()))", file: file, line: line)
+            XCTAssertTrue(try poll(timeout: 3) {
+                let saved = try fixture.session.savedStreamVolumes()["sink-input-by-media-role:\(role)"]
+                return saved == volume || (orNothing && saved == nil)
+            }, "saved: \(String(describing: try? fixture.session.savedStreamVolumes()))", file: file, line: line)
         case .pipewire:
             Thread.sleep(forTimeInterval: 1.5)   // WirePlumber saves a second after a change
             let probe = try fixture.session.startPlayback(role: role, name: "saved-volume-probe", tone: false)
             defer { probe.terminate() }
             let started = try fixture.session.playbackStreams(named: "saved-volume-probe").first?.volume
-            XCTAssertEqual(started, volume, "a new \(role) stream starts at the saved volume", file: file, line: line)
+            let allowed = orNothing ? [volume, [65536]] : [volume]   // 100 %: nothing saved
+            XCTAssertTrue(started.map(allowed.contains) ?? false,
+                          "a new \(role) stream starts at \(String(describing: started)), not at the saved \(volume)",
+                          file: file, line: line)
         }
     }
 
@@ -78,12 +84,15 @@ final class DuckTests: XCTestCase {
         try fixture.say("Second message.")
         let last = try fixture.sayAndWait("Third message.")
         XCTAssertTrue(try poll(timeout: 5) { try fixture.stream(music.index)?.volume == ducked })
-        var restoredEarly = false
+        // A restore between two announcements shows as the original volume followed by a
+        // ducked one again (the last restore may be seen before `say --wait` has exited).
+        var seen: [[UInt32]] = []
         while last.isRunning {
-            if try fixture.stream(music.index)?.volume == music.volume { restoredEarly = true }
+            if let volume = try fixture.stream(music.index)?.volume, volume != seen.last { seen.append(volume) }
             usleep(20_000)
         }
-        XCTAssertFalse(restoredEarly, "restored between announcements")
+        let restored = seen.firstIndex(of: music.volume)
+        XCTAssertFalse(restored.map { seen[$0...].contains(ducked) } ?? false, "restored between announcements: \(seen)")
         XCTAssertTrue(try poll(timeout: 3) { try fixture.stream(music.index)?.volume == music.volume })
     }
 
@@ -172,7 +181,7 @@ final class DuckTests: XCTestCase {
         _ = say.waitForExit(timeout: 30)
         XCTAssertTrue(fixture.daemon.isRunning, "the daemon died\(fixture.context)")
         // The new server's saved volume for music is not the ducked one.
-        try assertSaved(fixture, role: "music", is: music.volume)
+        try assertSaved(fixture, role: "music", is: music.volume, orNothing: true)
         // And the daemon still speaks.
         let recording = try fixture.session.record(sink: "lector_test")
         let spoken = Date()
