@@ -94,3 +94,22 @@ final class CallTests: XCTestCase {
         XCTAssertNotNil(recording.waitForSound(after: ended, timeout: 5), "the held message never came\(fixture.context)")
     }
 }
+
+/// module-role-cork (PulseAudio only: pipewire-pulse has no such module) asks music streams to
+/// cork while a stream of a trigger role plays: narration honours that request like a call.
+final class CorkRequestTests: XCTestCase {
+    func testRequestCorkPausesAndRequestUncorkResumes() throws {
+        let fixture = try PolicyFixture()
+        defer { fixture.shutdown() }
+        guard fixture.session.soundServerKind == .pulseaudio else {
+            throw XCTSkip("pipewire-pulse has no module-role-cork, so nothing sends request-cork there")
+        }
+        _ = try fixture.session.pactl(["load-module", "module-role-cork", "trigger_roles=alarm", "cork_roles=music"])
+        try fixture.narrate()
+        let alarm = try fixture.session.startPlayback(role: "alarm", name: "alarm-clock")   // same sink: the module acts per sink
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" }, "still \(String(describing: try? fixture.status()))\(fixture.context)")
+        XCTAssertEqual(try fixture.pausedBecause(), "call")
+        alarm.terminate()
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Playing" }, "not resumed\(fixture.context)")
+    }
+}
