@@ -20,6 +20,8 @@ const sd_bus_vtable *lector_lector1_vtable(const lector_lector1_handlers *h) {
                                  SD_BUS_PARAM(id) SD_BUS_PARAM(start) SD_BUS_PARAM(length), 0),
         SD_BUS_PROPERTY("Voices", "a(sss)", h->get_voices, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Version", "s", h->get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_WRITABLE_PROPERTY("ReadNotifications", "b", h->get_read_notifications, h->set_read_notifications, 0,
+                                 SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE | SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
     };
     _Static_assert(sizeof v <= sizeof vtable, "vtable storage too small");

@@ -27,7 +27,12 @@ extension LectorService {
         } else {
             loaded = Configuration()
         }
+        let readBefore = readsNotifications
         apply(loaded)
+        if readsNotifications != readBefore {
+            bus.emitPropertiesChanged(path: BusNames.objectPath, interface: BusNames.interface, names: ["ReadNotifications"])
+        }
+        updateNotificationMonitor()
         Journal.log(.info, FileManager.default.fileExists(atPath: path) ? "configuration loaded from \(path)"
                                                                           : "no \(path): using defaults")
     }

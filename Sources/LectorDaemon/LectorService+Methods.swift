@@ -15,6 +15,14 @@ extension LectorService {
             get_voices: { _, _, _, _, reply, userdata, _ in service(userdata).voices(into: reply!) },
             get_version: { _, _, _, _, reply, _, _ in
                 (try? MessageWriter(reply!).append(BusNames.version)) == nil ? -22 : 1
+            },
+            get_read_notifications: { _, _, _, _, reply, userdata, _ in
+                (try? MessageWriter(reply!).append(service(userdata).readsNotifications)) == nil ? -22 : 1
+            },
+            set_read_notifications: { _, _, _, _, value, userdata, _ in
+                guard let on = try? MessageReader(value!).readBool() else { return -22 }
+                service(userdata).setReadNotifications(on)
+                return 1
             })
         return lector_lector1_vtable(&handlers)
     }()
@@ -49,17 +57,22 @@ extension LectorService {
             }
             nextSpeechID += 1
             let reply = MethodReply.send(to: message) { try $0.append(id) }
-            // After the reply, so the id is known before its SpeechFinished.
-            for removal in admission.removed { emitFinished(removal.id, FinishReason(removal.reason)) }
-            if !admission.accepted { emitFinished(id, .dropped) }
-            if let reason = admission.interruptCurrent { endCurrent(FinishReason(reason)) }
-            startNext()
+            admitted(admission, id: id)   // after the reply, so the id is known before its SpeechFinished
             return reply
         } catch let failure as LectorError {
             return MethodReply.fail(failure, into: busError)
         } catch {
             return MethodReply.fail(.init(.failed, "\(error)"), into: busError)
         }
+    }
+
+    /// Carries out what the queue decided for a new speech: what it removed, whether it was
+    /// dropped at once, whether the speech being spoken must stop.
+    func admitted(_ admission: QueueAdmission, id: UInt64) {
+        for removal in admission.removed { emitFinished(removal.id, FinishReason(removal.reason)) }
+        if !admission.accepted { emitFinished(id, .dropped) }
+        if let reason = admission.interruptCurrent { endCurrent(FinishReason(reason)) }
+        startNext()
     }
 
     static func error(_ refusal: AnnouncementRefusal) -> LectorError {

@@ -26,6 +26,8 @@ public final class LectorService {
     let catalog: VoiceCatalog
     /// The last good config.toml (defaults until one is read).
     var configuration = Configuration()
+    /// Overhears Notify calls while notifications are read aloud.
+    var notificationMonitor: BusMonitor?
 
     /// SSIP priority rules; bounded, with a per-sender share so one client cannot fill it.
     var queue = AnnouncementQueue<SpeechRequest>(capacity: 256, maxWaitingPerSender: 32)
@@ -124,6 +126,7 @@ public final class LectorService {
         soundServer.connect()
         try bus.requestName(BusNames.service)
         try bus.requestName(MPRISNames.service)
+        updateNotificationMonitor()
         // Under systemd with WatchdogSec=: sd-event pings the watchdog from the loop itself, so
         // a wedged loop (not just a dead process) gets restarted.
         if sd_event_set_watchdog(loop.event, 1) > 0 { Journal.log(.info, "watchdog enabled") }

@@ -11,5 +11,6 @@ struct Lector: ParsableCommand {
               lector say "Payment received"        speak through the running daemon
               echo "Build done" | lector say --wait -
             """,
-        subcommands: [Serve.self, Say.self, Cancel.self, Queue.self, Read.self, Status.self, Doctor.self])
+        subcommands: [Serve.self, Say.self, Cancel.self, Queue.self, Notifications.self, Read.self, Status.self,
+                      Doctor.self])
 }

@@ -22,6 +22,8 @@ typedef struct lector_lector1_handlers {
     sd_bus_message_handler_t reload;
     sd_bus_property_get_t get_voices;
     sd_bus_property_get_t get_version;
+    sd_bus_property_get_t get_read_notifications;
+    sd_bus_property_set_t set_read_notifications;
 } lector_lector1_handlers;
 
 const sd_bus_vtable *lector_lector1_vtable(const lector_lector1_handlers *handlers);
