@@ -15,6 +15,8 @@ final class AudioPolicyState {
     var duckBook = DuckBook()
     /// Volumes still to set, per stream: one step per ramp tick.
     var ramps: [UInt32: [ChannelVolumes]] = [:]
+    /// Ducked streams whose saved (stream-restore) volume was already put back.
+    var savedRepaired: Set<UInt32> = []
     var rampTimer: EventSource!
     /// Restores a moment after the last announcement, so back-to-back ones keep one duck.
     var releaseTimer: EventSource!

@@ -59,11 +59,19 @@ extension LectorService {
         switch change {
         case .playback(let index):
             guard policy.duckBook.isDucking, let stream = after.playbacks[index] else { break }
-            if policy.duckBook.entries[index] != nil {
-                if policy.duckBook.observe(stream) == .changedByUser {
+            if let entry = policy.duckBook.entries[index] {
+                switch policy.duckBook.observe(stream) {
+                case .changedByUser:
                     policy.ramps[index] = nil
                     Journal.log(.info, "stream \(index) (\(stream.applicationName ?? "?")) changed by the user while ducked: left as it is")
                     saveDuckJournal()
+                case .ours where stream.volume == entry.target && !policy.savedRepaired.contains(index):
+                    // The server has filed the ducked volume by now (its own subscribers hear of
+                    // a change before clients do): put the saved one back.
+                    policy.savedRepaired.insert(index)
+                    repairSavedVolumes(policy.duckBook.journal())
+                default:
+                    break
                 }
             } else if let sink = announcementSink, policy.duckPolicy.shouldDuck(stream, onSink: sink, ownStreams: ownStreams) {
                 duck(stream)
@@ -215,10 +223,8 @@ extension LectorService {
         stepRamps()
     }
 
-    /// Sets the next volume of every ramp in progress; ramps that reach their target repair the
-    /// saved stream-restore entry (the server saved the ducked volume when we set it).
+    /// Sets the next volume of every ramp in progress.
     func stepRamps() {
-        var finished: [UInt32] = []
         for (index, steps) in policy.ramps {
             guard let volume = steps.first else { continue }
             policy.mirror.setPlaybackVolume(index, volume) { ok in
@@ -226,13 +232,11 @@ extension LectorService {
             }
             if steps.count == 1 {
                 policy.ramps[index] = nil
-                finished.append(index)
             } else {
                 policy.ramps[index] = Array(steps.dropFirst())
             }
         }
         if !policy.ramps.isEmpty { policy.rampTimer.schedule(after: policy.rampStepMicroseconds) }
-        if !finished.isEmpty { repairSavedVolumes(policy.duckBook.journal()) }
     }
 
     /// Ends the duck: every stream still at the volume we set gets its own back, exactly.
@@ -241,6 +245,7 @@ extension LectorService {
         policy.rampTimer.cancel()
         let snapshot = policy.mirror.snapshot
         let journal = policy.duckBook.journal()   // before release() empties the book
+        policy.savedRepaired = []
         for restore in policy.duckBook.release() {
             guard let current = snapshot.playbacks[restore.stream]?.volume else { continue }
             if DuckBook.shouldRestore(current: current, restore) {
