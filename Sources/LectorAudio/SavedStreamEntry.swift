@@ -10,6 +10,18 @@ public struct SavedStreamEntry {
     public var device: String?
     let channelMap: pa_channel_map
 
+    /// An entry the server did not list (pipewire-pulse lists only what clients wrote, not what
+    /// WirePlumber saved by itself): written with the default channel map for its channels.
+    public init(name: String, volume: ChannelVolumes) {
+        self.name = name
+        self.volume = volume
+        muted = false
+        device = nil
+        var map = pa_channel_map()
+        pa_channel_map_init_auto(&map, UInt32(max(1, min(volume.channels, Int(PA_CHANNELS_MAX)))), PA_CHANNEL_MAP_DEFAULT)
+        channelMap = map
+    }
+
     init(_ info: pa_ext_stream_restore_info) {
         name = PulseValues.string(info.name)
         volume = PulseValues.volumes(info.volume)

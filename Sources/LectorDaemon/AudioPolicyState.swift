@@ -29,6 +29,9 @@ final class AudioPolicyState {
     let journal = DuckJournalStore(directory: DuckJournalStore.defaultDirectory())
     /// A journal left by an earlier run, being repaired: kept in the file until that is done.
     var recovering: DuckJournal?
+    /// Repairs saved volumes named by `recovering`, a moment after connecting (and retries).
+    var repairTimer: EventSource!
+    var repairAttempt = 1
     /// Why narration is paused (Narrator1.PausedBecause); nil while playing or when the user paused.
     var pauseReason: String?
     /// The sink narration was on when a "stream-moved" pause happened.

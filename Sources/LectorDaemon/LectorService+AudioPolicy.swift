@@ -14,6 +14,9 @@ extension LectorService {
             self.narrator.release()
         }
         policy.mirror.onChange = { [unowned self] before, change in self.audioChanged(from: before, change) }
+        policy.repairTimer = try loop.timer { [unowned self] in
+            self.repairRecoveredSavedVolumes(attempt: self.policy.repairAttempt)
+        }
     }
 
     /// Our streams, never ducked, never counted as calls.
@@ -313,13 +316,34 @@ extension LectorService {
         let stale = old.removing(streams: Set(policy.duckBook.entries.keys))
         guard !stale.isEmpty else { return }
         policy.recovering = stale
+        policy.repairAttempt = 1
         let actions = stale.recovery(in: policy.mirror.snapshot)
         Journal.log(.notice, "restoring volumes left lowered by an earlier run: \(actions.count) to undo")
         for action in actions { perform(action) }
+        // pipewire-pulse hands a new connection its saved entries a moment after connecting, and
+        // drops writes made before that: repair a little later, then check it took.
+        policy.repairTimer.schedule(after: Self.savedRepairDelay)
+    }
+
+    static let savedRepairDelay: UInt64 = 300_000
+
+    /// Repairs the saved volumes the journal of an earlier run names; retries (three times)
+    /// until a read shows every entry it wrote.
+    func repairRecoveredSavedVolumes(attempt: Int = 1) {
+        guard let stale = policy.recovering else { return }
         policy.mirror.readSavedStreams { [unowned self] saved in
-            self.writeRepairs(stale.savedEntryRepairs(saved: Self.savedVolumes(saved)), saved: saved)
-            self.policy.recovering = nil
-            self.saveDuckJournal()
+            let repairs = stale.savedEntryRepairs(saved: Self.savedVolumes(saved))
+            let unlisted = Self.unlisted(stale, saved)
+            let written = Set((repairs + unlisted).map(\.key))
+            guard !written.isEmpty, attempt <= 3 else {
+                self.policy.recovering = nil
+                self.saveDuckJournal()
+                return
+            }
+            self.writeRepairs(repairs, saved: saved, unlisted: unlisted)
+            // Next round: a read that lists our entries at the original volume finds nothing to do.
+            self.policy.repairAttempt = attempt + 1
+            self.policy.repairTimer.schedule(after: Self.savedRepairDelay)
         }
     }
 
@@ -340,14 +364,29 @@ extension LectorService {
         }
     }
 
-    private func writeRepairs(_ repairs: [SavedEntryRepair], saved: [SavedStreamEntry]?) {
-        guard let saved, !repairs.isEmpty else { return }
+    /// Keys of ducked streams the server does not list at all. WirePlumber saves every stream
+    /// volume in its own state, which pipewire-pulse does not list; writing the original through
+    /// the extension reaches it. (On PulseAudio an unlisted key simply gets its original volume.)
+    private static func unlisted(_ journal: DuckJournal, _ saved: [SavedStreamEntry]?) -> [SavedEntryRepair] {
+        guard let saved else { return [] }
+        let listed = Set(saved.map(\.name))
+        var seen = Set<String>()
+        return journal.entries.compactMap { entry in
+            guard let key = entry.restoreKey, !listed.contains(key), seen.insert(key).inserted else { return nil }
+            return SavedEntryRepair(key: key, volume: entry.original)
+        }
+    }
+
+    private func writeRepairs(_ repairs: [SavedEntryRepair], saved: [SavedStreamEntry]?,
+                              unlisted: [SavedEntryRepair] = []) {
+        guard let saved, !repairs.isEmpty || !unlisted.isEmpty else { return }
         var entries: [SavedStreamEntry] = []
         for repair in repairs {
             guard var entry = saved.first(where: { $0.name == repair.key }) else { continue }
             entry.volume = repair.volume
             entries.append(entry)
         }
+        entries += unlisted.map { SavedStreamEntry(name: $0.key, volume: $0.volume) }
         policy.mirror.writeSavedStreams(entries) { ok in
             Journal.log(ok ? .debug : .warning, ok ? "repaired \(entries.count) saved stream volumes"
                                                    : "could not repair saved stream volumes")

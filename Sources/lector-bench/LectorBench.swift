@@ -11,6 +11,8 @@ struct LectorBench: ParsableCommand {
         discussion: """
             Latency: time from asking for speech to the first non-silent sample at a private null sink's monitor, for `lector say`, gdbus and busctl Speak calls, an in-process Speak call, the espeak-ng command line, paplay of a pre-rendered WAV (the sound path's floor) and spd-say (if installed), interleaved round by round.
 
+            Narration yield (issue 5): with a book narrated on a second null sink, an in-process Speak -> the announcement's first sound, SpeechFinished -> narration audible again, with `lector say` and spd-say speaking the same sentence on the same sink while the book plays.
+
             Idle: context switches per second of the sound server with no daemon, with an idle lector and with an idle speech-dispatcher, and the lector daemon's CPU ticks while idle.
 
             Use a release build for figures that matter: swift build -c release && .build/release/lector-bench
@@ -24,6 +26,8 @@ struct LectorBench: ParsableCommand {
     @Option(help: "The lector executable (default: the one next to this executable).") var lector: String?
     @Flag(help: "Skip the idle measurement.") var skipIdle = false
     @Flag(help: "Skip the latency measurement.") var skipLatency = false
+    @Flag(help: "Skip the narration-yield measurement (announcements while a book is narrated).")
+    var skipNarrationYield = false
 
     static let build: String = {
         #if DEBUG
@@ -58,6 +62,15 @@ struct LectorBench: ParsableCommand {
                 throw ExitCode(1)
             }
         }
+        var narrationYield: NarrationYieldResults?
+        if !skipNarrationYield {
+            do {
+                narrationYield = try NarrationYieldBenchmark(text: text, runs: runs, lectorPath: lectorPath, log: log).run()
+            } catch {
+                log("narration-yield benchmark failed: \(error)")
+                throw ExitCode(1)
+            }
+        }
         var idle: IdleResults?
         if !skipIdle {
             do {
@@ -67,6 +80,9 @@ struct LectorBench: ParsableCommand {
                 throw ExitCode(1)
             }
         }
-        Report.print(latency: latency, idle: idle, build: Self.build, text: text)
+        if !latency.isEmpty || idle != nil {
+            Report.print(latency: latency, idle: idle, build: Self.build, text: text)
+        }
+        if let narrationYield { NarrationYieldReport.print(narrationYield, build: Self.build, text: text) }
     }
 }

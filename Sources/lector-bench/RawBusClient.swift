@@ -12,6 +12,8 @@ import Glibc
 final class RawBusClient {
     struct CallError: Error, CustomStringConvertible {
         let description: String
+        /// Nothing (or not all of a message) arrived before the deadline; the connection is still usable.
+        var timedOut = false
     }
 
     /// A method return or error, as far as the benchmark cares.
@@ -22,9 +24,26 @@ final class RawBusClient {
         let signature: String
     }
 
+    /// Any message as read from the bus (signals too), dated when its last bytes were read.
+    struct Message {
+        let type: UInt8
+        let replySerial: UInt32?
+        let errorName: String?
+        let path: String?
+        let interface: String?
+        let member: String?
+        let signature: String
+        let body: [UInt8]
+        let receivedAt: Date
+
+        var isSignal: Bool { type == 4 }
+    }
+
     private let descriptor: Int32
     private var serial: UInt32 = 0
     private var inbox: [UInt8] = []
+    /// When the last bytes were read from the socket.
+    private var lastReadAt = Date.distantPast
 
     /// `address` like "unix:path=/tmp/x/bus" (the only transport the test session uses).
     init(address: String) throws {
@@ -73,11 +92,30 @@ final class RawBusClient {
     /// Sends a `Speak(text, {})` call and returns at once (the clock is read just before this).
     /// Collect the reply with `waitForReply(serial:)`.
     func sendSpeak(_ text: String) throws -> UInt32 {
+        try sendMessage(destination: "io.github.lector.Lector1", path: "/io/github/lector/Lector1",
+                        interface: "io.github.lector.Lector1", member: "Speak", signature: "sa{sv}",
+                        body: Self.stringAndNoOptions(text))
+    }
+
+    /// The body of a `(s, a{sv})` call with an empty dictionary, e.g. Speak or Narrator1.Open.
+    static func stringAndNoOptions(_ text: String) -> [UInt8] {
         var body = Marshaller()
         body.appendString(text)
         body.appendEmptyArray(elementAlignment: 8)  // a{sv}: dict entries align to 8
-        return try sendMessage(destination: "io.github.lector.Lector1", path: "/io/github/lector/Lector1",
-                        interface: "io.github.lector.Lector1", member: "Speak", signature: "sa{sv}", body: body.bytes)
+        return body.bytes
+    }
+
+    /// The body of a call taking one string, e.g. AddMatch.
+    static func stringBody(_ text: String) -> [UInt8] {
+        var body = Marshaller()
+        body.appendString(text)
+        return body.bytes
+    }
+
+    /// Asks the bus to route matching messages (e.g. a daemon's signals) to this connection.
+    func addMatch(_ rule: String) throws {
+        try call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                 member: "AddMatch", signature: "s", body: Self.stringBody(rule))
     }
 
     /// Blocks until the reply to `serial` arrives (other messages, e.g. NameAcquired, are skipped).
@@ -97,16 +135,18 @@ final class RawBusClient {
         return reply.body[0..<8].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
     }
 
+    /// A blocking method call; an error reply is thrown.
     @discardableResult
-    private func call(destination: String, path: String, interface: String, member: String) throws -> Reply {
+    func call(destination: String, path: String, interface: String, member: String,
+              signature: String = "", body: [UInt8] = [], timeout: TimeInterval = 10) throws -> Reply {
         let serial = try sendMessage(destination: destination, path: path, interface: interface, member: member,
-                              signature: "", body: [])
-        let reply = try waitForReply(serial: serial)
+                              signature: signature, body: body)
+        let reply = try waitForReply(serial: serial, timeout: timeout)
         if reply.isError { throw CallError(description: "\(member): \(reply.errorName ?? "error")") }
         return reply
     }
 
-    private func sendMessage(destination: String, path: String, interface: String, member: String,
+    func sendMessage(destination: String, path: String, interface: String, member: String,
                       signature: String, body: [UInt8]) throws -> UInt32 {
         serial += 1
         var message = Marshaller()
@@ -138,15 +178,8 @@ final class RawBusClient {
 
     // MARK: - Reading
 
-    private struct Incoming {
-        let type: UInt8
-        let replySerial: UInt32?
-        let errorName: String?
-        let signature: String
-        let body: [UInt8]
-    }
-
-    private func nextMessage(deadline: Date) throws -> Incoming? {
+    /// The next message of any kind; throws a `CallError` with `timedOut` if none is complete by `deadline`.
+    func nextMessage(deadline: Date) throws -> Message? {
         try fill(16, deadline: deadline)
         guard inbox[0] == UInt8(ascii: "l") else { throw CallError(description: "big-endian message not supported") }
         let bodyLength = Int(Self.uint32(inbox, 4))
@@ -156,8 +189,10 @@ final class RawBusClient {
         let message = Array(inbox[0..<(headerEnd + bodyLength)])
         inbox.removeFirst(headerEnd + bodyLength)
 
+        let receivedAt = lastReadAt
         var replySerial: UInt32?
         var errorName: String?
+        var path: String?, interface: String?, member: String?
         var signature = ""
         var offset = 16
         while offset < 16 + fieldsLength {
@@ -172,7 +207,13 @@ final class RawBusClient {
                 let length = Int(Self.uint32(message, offset))
                 let value = String(decoding: message[(offset + 4)..<(offset + 4 + length)], as: UTF8.self)
                 offset += 4 + length + 1
-                if code == 4 { errorName = value }
+                switch code {
+                case 1: path = value
+                case 2: interface = value
+                case 3: member = value
+                case 4: errorName = value
+                default: break
+                }
             case "g":
                 let length = Int(message[offset])
                 signature = String(decoding: message[(offset + 1)..<(offset + 1 + length)], as: UTF8.self)
@@ -185,11 +226,12 @@ final class RawBusClient {
                 throw CallError(description: "unexpected header field type \(type)")
             }
         }
-        return Incoming(type: message[1], replySerial: replySerial, errorName: errorName, signature: signature,
-                        body: Array(message[headerEnd...]))
+        return Message(type: message[1], replySerial: replySerial, errorName: errorName, path: path,
+                       interface: interface, member: member, signature: signature, body: Array(message[headerEnd...]),
+                       receivedAt: receivedAt)
     }
 
-    private static func uint32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
+    static func uint32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
         UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
             | UInt32(bytes[offset + 3]) << 24
     }
@@ -199,7 +241,7 @@ final class RawBusClient {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while inbox.count < count {
             let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { throw CallError(description: "no reply from the bus in time") }
+            guard remaining > 0 else { throw CallError(description: "no reply from the bus in time", timedOut: true) }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(min(remaining, 1) * 1000) + 1)
             if ready < 0 && errno == EINTR { continue }
@@ -208,6 +250,7 @@ final class RawBusClient {
             if got < 0 && errno == EINTR { continue }
             guard got > 0 else { throw CallError(description: "bus connection closed") }
             inbox += buffer[0..<got]
+            lastReadAt = Date()
         }
     }
 
@@ -282,5 +325,49 @@ private struct Marshaller {
     mutating func appendEmptyArray(elementAlignment: Int) {
         appendUInt32(0)
         align(elementAlignment)
+    }
+}
+
+// MARK: - Reading signal bodies
+
+extension RawBusClient.Message {
+    /// The first argument when it is a string (e.g. PropertiesChanged's interface name).
+    var firstString: String? {
+        guard signature.first == "s" || signature.first == "o", body.count >= 5 else { return nil }
+        let length = Int(RawBusClient.uint32(body, 0))
+        guard 4 + length <= body.count else { return nil }
+        return String(decoding: body[4..<(4 + length)], as: UTF8.self)
+    }
+
+    /// `SpeechFinished(t id, s reason)`.
+    var speechFinished: (id: UInt64, reason: String)? {
+        guard member == "SpeechFinished", signature == "ts", body.count >= 13 else { return nil }
+        let id = body[0..<8].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+        let length = Int(RawBusClient.uint32(body, 8))
+        guard 12 + length <= body.count else { return nil }
+        return (id, String(decoding: body[12..<(12 + length)], as: UTF8.self))
+    }
+
+    /// For `PropertiesChanged(s, a{sv}, as)`: the new value of `key` when it is among the changed
+    /// properties with a string value. Found by looking for the marshalled key (a uint32 length on
+    /// a 4-byte boundary, the name, its nul) followed by the variant signature "s"; the body starts
+    /// on an 8-byte boundary of the message, so alignments can be counted from the body's start.
+    func changedString(_ key: String) -> String? {
+        guard member == "PropertiesChanged", signature == "sa{sv}as" else { return nil }
+        let name = Array(key.utf8) + [0]
+        var start = 4
+        while start + name.count + 3 <= body.count {
+            defer { start += 4 }
+            guard RawBusClient.uint32(body, start - 4) == UInt32(name.count - 1),
+                  body[start..<(start + name.count)].elementsEqual(name) else { continue }
+            var offset = start + name.count
+            guard body[offset] == 1, body[offset + 1] == UInt8(ascii: "s"), body[offset + 2] == 0 else { return nil }
+            offset = (offset + 3 + 3) & ~3
+            guard offset + 4 <= body.count else { return nil }
+            let length = Int(RawBusClient.uint32(body, offset))
+            guard offset + 4 + length <= body.count else { return nil }
+            return String(decoding: body[(offset + 4)..<(offset + 4 + length)], as: UTF8.self)
+        }
+        return nil
     }
 }

@@ -1,0 +1,424 @@
+import Foundation
+import LectorTestKit
+
+/// Issue 5's figures: `Speak` to the announcement's first sound while a book is being narrated,
+/// and from the announcement's end back to narration, with `lector say` and `spd-say` speaking
+/// the same sentence on the same sink while the same narration plays.
+///
+/// One private session with two null sinks: announcements on `lector_test` (the default sink),
+/// narration moved to `lector_book` (while no book is open, so the move pauses nothing), each
+/// monitor recorded, so announcement and narration audio are told apart by where they sound.
+/// The daemon's signals are read on a connection of their own (`BusSignalListener`), each dated
+/// when it reaches this process. Everything is started through the session, never Foundation.Process.
+final class NarrationYieldBenchmark {
+    static let announcementSink = "lector_test"
+    static let narrationSink = "lector_book"
+    static let narrationName = "Lector narration"
+    static let speechName = "Lector speech"
+    static let mprisName = "org.mpris.MediaPlayer2.lector"
+    static let mprisPath = "/org/mpris/MediaPlayer2"
+    static let playerInterface = "org.mpris.MediaPlayer2.Player"
+    static let narratorInterface = "io.github.lector.Narrator1"
+    /// Goals of issue 5, on the medians.
+    static let speakGoalMs = 60.0
+    static let resumeGoalMs = 100.0
+
+    enum Kind: String {
+        case inProcess = "in-process Speak"
+        case cli = "lector say"
+        case speechDispatcher = "spd-say"
+    }
+
+    private let text: String
+    private let runs: Int
+    private let lectorPath: String
+    private let log: (String) -> Void
+    private var session: TestSession!
+    private var announcements: MonitorRecording!
+    private var narration: MonitorRecording!
+    private var daemon: ManagedProcess!
+    private var client: RawBusClient!
+    private var signals: BusSignalListener!
+    /// Silence this long on the announcement sink means the previous speech is over.
+    private var quietGap: TimeInterval = 1.0
+    /// Deterministic, so two runs of the benchmark land the announcements alike.
+    private var random = SplitMix64(seed: 5)
+    private var results = NarrationYieldResults()
+
+    init(text: String, runs: Int, lectorPath: String, log: @escaping (String) -> Void) {
+        self.text = text
+        self.runs = runs
+        self.lectorPath = lectorPath
+        self.log = log
+    }
+
+    func run() throws -> NarrationYieldResults {
+        session = try TestSession(sinks: [Self.announcementSink, Self.narrationSink])
+        defer {
+            signals?.stop()
+            session.shutdown()
+        }
+        do {
+            try measure()
+        } catch {
+            throw BenchError("\(error)\n--- lector serve output (last 6000 characters):\n"
+                             + String((daemon?.output ?? "(not started)").suffix(6000)) + "\n" + session.diagnostics)
+        }
+        return results
+    }
+
+    private func measure() throws {
+        announcements = try session.record(sink: Self.announcementSink)
+        narration = try session.record(sink: Self.narrationSink)
+        daemon = try session.spawn(lectorPath, ["serve"], extraEnvironment: ["LECTOR_LOG": "stderr"])
+        do {
+            try session.waitForBusName(LatencyBenchmark.busName, timeout: 15)
+            try session.waitForBusName(Self.mprisName, timeout: 5)
+        } catch {
+            throw BenchError("lector serve did not take its bus names: \(error)")
+        }
+        signals = try BusSignalListener(address: session.busAddress,
+                                        rules: ["type='signal',sender='\(LatencyBenchmark.busName)'"])
+        client = try RawBusClient(address: session.busAddress)
+
+        // Narration onto its own sink while no book is open (its stream is corked: nothing pauses).
+        let narrationStream = try waitFor("the daemon's \(Self.narrationName) stream", timeout: 10) {
+            try session.playbackStreams().first { $0.mediaName == Self.narrationName }
+        }
+        try session.moveStream(narrationStream.index, to: Self.narrationSink)
+        log("yield: sinks \(Self.announcementSink) (announcements, default) and \(Self.narrationSink) "
+            + "(narration stream \(narrationStream.index) moved there); lector serve pid \(daemon.pid)")
+
+        let book = try writeBook()
+        let opened = Date()
+        try client.call(destination: Self.mprisName, path: LatencyBenchmark.objectPath,
+                        interface: Self.narratorInterface, member: "Open", signature: "sa{sv}",
+                        body: RawBusClient.stringAndNoOptions(book.absoluteString), timeout: 30)
+        guard let firstNarration = narration.waitForSound(after: opened, timeout: 30) else {
+            throw BenchError("the book was opened but no narration was heard on \(Self.narrationSink)")
+        }
+        log(String(format: "yield: narration heard %.0f ms after Open", firstNarration.timeIntervalSince(opened) * 1000))
+        Thread.sleep(forTimeInterval: 1)
+        if let stray = announcements.firstSound(after: opened) {
+            throw BenchError(String(format: "narration was heard on %@ too (%.0f ms after Open): the sinks are not separate",
+                                    Self.announcementSink, stray.timeIntervalSince(opened) * 1000))
+        }
+
+        // Warm-up, untimed: the daemon's first announcement (voice, stream), which also calibrates
+        // the longest pause inside the sentence; spd-say's first run autospawns speech-dispatcher.
+        let warmUp = Date()
+        _ = try lectorRun(.inProcess, warmUp: true)
+        calibrateQuietGap(since: warmUp)
+        log(String(format: "yield: silence of %.2f s on %@ ends a speech", quietGap, Self.announcementSink))
+        _ = try lectorRun(.cli, warmUp: true)
+        let haveSpdSay = LatencyBenchmark.isOnPath("spd-say", environment: session.environment)
+        if haveSpdSay {
+            _ = try speechDispatcherRun(warmUp: true)
+        } else {
+            results.spdSay.unavailable = "spd-say: not installed"
+            log("yield: spd-say not installed")
+        }
+
+        let kinds: [Kind] = haveSpdSay ? [.inProcess, .cli, .speechDispatcher] : [.inProcess, .cli]
+        let start = Date()
+        for round in 0..<runs {
+            var summary: [String] = []
+            for offset in 0..<kinds.count {
+                let kind = kinds[(round + offset) % kinds.count]
+                let outcome = kind == .speechDispatcher ? try speechDispatcherRun(warmUp: false)
+                    : try lectorRun(kind, warmUp: false)
+                summary.append("\(kind.rawValue) \(outcome)")
+            }
+            log("yield round \(round + 1)/\(runs): " + summary.joined(separator: "; "))
+        }
+        results.totalSeconds = Date().timeIntervalSince(start)
+        if !daemon.isRunning { results.notes.append("lector serve exited during the benchmark") }
+    }
+
+    // MARK: - One lector run
+
+    /// Narration playing; an announcement (`Speak` in-process, or `lector say`) while it plays;
+    /// back to narration after it. Returns a short summary for the progress line.
+    private func lectorRun(_ kind: Kind, warmUp: Bool) throws -> String {
+        try prepare()
+        let mark = signals.count
+        var speechID: UInt64?
+        let start: Date
+        var replyMs: Double?
+        var process: ManagedProcess?
+        switch kind {
+        case .inProcess:
+            start = Date()
+            let serial = try client.sendSpeak(text)
+            let reply = try client.waitForReply(serial: serial)
+            replyMs = Date().timeIntervalSince(start) * 1000
+            guard let id = RawBusClient.speechID(from: reply) else {
+                try checkDaemon()
+                throw BenchError("Speak failed: \(reply.errorName ?? "unexpected reply signature '\(reply.signature)'")")
+            }
+            speechID = id
+        case .cli:
+            start = Date()
+            process = try session.spawn(lectorPath, ["say", text])
+        case .speechDispatcher:
+            preconditionFailure("not a lector run")
+        }
+
+        let heard = announcements.waitForSound(after: start, timeout: 10)
+        if let process, process.waitForExit(timeout: 30) != 0 {
+            process.terminate(grace: 1)
+            return try failed(kind, "lector say failed: \(process.output)", warmUp: warmUp)
+        }
+        guard let heard else {
+            return try failed(kind, "no announcement sound on \(Self.announcementSink) within 10 s", warmUp: warmUp)
+        }
+        guard let finished = signals.wait(after: mark, timeout: 60, for: {
+            guard let (id, _) = $0.speechFinished else { return false }
+            return speechID == nil || id == speechID
+        }), let (_, reason) = finished.speechFinished else {
+            return try failed(kind, "no SpeechFinished within 60 s", warmUp: warmUp)
+        }
+        guard let resumed = narration.waitForSound(after: finished.receivedAt, timeout: 10) else {
+            let status = (try? playbackStatus()) ?? "?"
+            let pausedBecause = (try? pausedBecause()) ?? "?"
+            let outcome = try failed(kind, "narration not heard again within 10 s of SpeechFinished (\(reason)); "
+                                     + "PlaybackStatus \(status), PausedBecause \"\(pausedBecause)\"", warmUp: warmUp)
+            try recoverNarration()
+            return outcome
+        }
+        // Settle the property signals that follow the release.
+        Thread.sleep(forTimeInterval: 0.05)
+        let lastAnnouncement = announcements.lastSound(after: start)
+        let narrationCut = lastSound(of: narration, from: start, before: resumed)
+        let runSignals = signals.signals(from: mark)
+
+        let speakMs = heard.timeIntervalSince(start) * 1000
+        let resumeMs = resumed.timeIntervalSince(finished.receivedAt) * 1000
+        let silentMs = max(0, (narrationCut ?? start).timeIntervalSince(start) * 1000)
+        let overlapMs = narrationCut.map { $0.timeIntervalSince(heard) * 1000 } ?? -.infinity
+        let gapMs = lastAnnouncement.map { resumed.timeIntervalSince($0) * 1000 }
+        let statusChanges = runSignals.compactMap { $0.firstString == Self.playerInterface ? $0.changedString("PlaybackStatus") : nil }
+        let reasons = runSignals.compactMap { $0.firstString == Self.narratorInterface ? $0.changedString("PausedBecause") : nil }
+        let summary = String(format: "%.1f/%.1f ms", speakMs, resumeMs)
+            + (overlapMs > 0 ? String(format: " OVERLAP %.1f ms", overlapMs) : "")
+            + (statusChanges.isEmpty ? "" : " PlaybackStatus \(statusChanges)")
+            + (reason == "done" ? "" : " (\(reason))")
+        if warmUp {
+            log("yield warm-up \(kind.rawValue): \(summary), PausedBecause \(reasons)")
+            return summary
+        }
+
+        switch kind {
+        case .inProcess:
+            results.speak.samples.append(speakMs)
+            results.speakReply.samples.append(replyMs ?? .nan)
+            results.speakToSilent.samples.append(silentMs)
+            results.resume.samples.append(resumeMs)
+            if let gapMs { results.heardGap.samples.append(gapMs) }
+            if let lastAnnouncement {
+                results.tailToFinished.samples.append(finished.receivedAt.timeIntervalSince(lastAnnouncement) * 1000)
+            }
+        case .cli:
+            results.cliSpeak.samples.append(speakMs)
+            results.cliResume.samples.append(resumeMs)
+        case .speechDispatcher: break
+        }
+        results.lectorRuns += 1
+        if reason != "done" { results.notes.append("\(kind.rawValue) run ended \"\(reason)\"") }
+        if overlapMs > 0 {
+            results.overlapRuns += 1
+            results.maxOverlapMs = max(results.maxOverlapMs, overlapMs)
+        }
+        if !statusChanges.isEmpty {
+            results.statusFlickerRuns += 1
+            results.notes.append("\(kind.rawValue) run: PlaybackStatus changed during the announcement: \(statusChanges)")
+        }
+        if reasons.contains("announcement") { results.pausedBecauseAnnouncementRuns += 1 }
+        if reasons.last == "" { results.pausedBecauseClearedRuns += 1 }
+        return summary
+    }
+
+    // MARK: - One spd-say run
+
+    /// speech-dispatcher knows nothing of the book: its speech goes to the announcement sink while
+    /// narration keeps playing on its own. Only the plain latency is comparable.
+    private func speechDispatcherRun(warmUp: Bool) throws -> String {
+        try prepare()
+        let mark = signals.count
+        let start = Date()
+        let process = try session.spawn("spd-say", [text])
+        let heard = announcements.waitForSound(after: start, timeout: 15)
+        let status = process.waitForExit(timeout: 30)
+        if status != 0 {
+            process.terminate(grace: 1)
+            return try failed(.speechDispatcher, "spd-say exited with \(status.map(String.init) ?? "no status"): "
+                              + process.output, warmUp: warmUp)
+        }
+        guard let heard else { return try failed(.speechDispatcher, "no sound within 15 s", warmUp: warmUp) }
+        let milliseconds = heard.timeIntervalSince(start) * 1000
+        // Did the book go on meanwhile? Narration within the first 0.8 s of spd-say's speech.
+        let talkedOver = narration.waitForSound(after: heard, timeout: 0.8).map { $0 < heard.addingTimeInterval(0.8) } ?? false
+        let reacted = signals.signals(from: mark).contains { $0.changedString("PlaybackStatus") != nil }
+        if warmUp {
+            log(String(format: "yield warm-up spd-say: %.1f ms (narration %@ meanwhile)", milliseconds,
+                       talkedOver ? "went on" : "was silent"))
+            return String(format: "%.1f ms", milliseconds)
+        }
+        results.spdSay.samples.append(milliseconds)
+        if talkedOver { results.spdSayNarrationAudibleRuns += 1 }
+        if reacted { results.notes.append("the daemon changed PlaybackStatus during an spd-say run") }
+        return String(format: "%.1f ms", milliseconds)
+    }
+
+    // MARK: - Between runs
+
+    /// The announcement sink silent for `quietGap`, narration heard, then a pseudo-random 0.3-1.0 s
+    /// more of it, so announcements land at different places in words and sentences.
+    private func prepare() throws {
+        guard announcements.waitForSilence(quiet: quietGap, timeout: 60) else {
+            throw BenchError("\(Self.announcementSink) never fell silent before a run")
+        }
+        if narration.waitForSound(after: Date(), timeout: 5) == nil {
+            try checkDaemon()
+            let status = (try? playbackStatus()) ?? "?"
+            results.notes.append("narration was silent for 5 s between runs (PlaybackStatus \(status)); sent Play")
+            log("yield: narration silent for 5 s before a run (PlaybackStatus \(status)); sending Play")
+            try recoverNarration()
+        }
+        Thread.sleep(forTimeInterval: 0.3 + 0.7 * random.nextUnit())
+    }
+
+    private func recoverNarration() throws {
+        try checkDaemon()
+        try client.call(destination: Self.mprisName, path: Self.mprisPath, interface: Self.playerInterface, member: "Play")
+        guard narration.waitForSound(after: Date(), timeout: 10) != nil else {
+            throw BenchError("narration stays silent after Play (PlaybackStatus \((try? playbackStatus()) ?? "?"))")
+        }
+    }
+
+    private func failed(_ kind: Kind, _ reason: String, warmUp: Bool) throws -> String {
+        try checkDaemon()
+        log("yield: \(warmUp ? "warm-up " : "")\(kind.rawValue) run failed: \(reason)")
+        if warmUp { throw BenchError("the warm-up \(kind.rawValue) run failed: \(reason)") }
+        switch kind {
+        case .inProcess: results.speak.failures += 1
+        case .cli: results.cliSpeak.failures += 1
+        case .speechDispatcher: results.spdSay.failures += 1
+        }
+        results.notes.append("\(kind.rawValue) run failed: \(reason)")
+        return "failed"
+    }
+
+    private func checkDaemon() throws {
+        guard !daemon.isRunning else { return }
+        throw BenchError("lector serve (pid \(daemon.pid)) exited with status "
+                         + "\(daemon.exitStatus.map(String.init) ?? "?") during the narration-yield benchmark")
+    }
+
+    // MARK: - Properties
+
+    private func property(_ path: String, _ interface: String, _ name: String) throws -> String {
+        let reply = try client.call(destination: Self.mprisName, path: path, interface: "org.freedesktop.DBus.Properties",
+                                    member: "Get", signature: "ss",
+                                    body: RawBusClient.stringBody(interface) + Self.alignedString(name, after: interface))
+        // A variant holding a string: signature "s", then the string at the next 4-byte boundary.
+        guard reply.signature == "v", reply.body.count >= 8, reply.body[0] == 1, reply.body[1] == UInt8(ascii: "s") else {
+            return "(\(reply.signature))"
+        }
+        let length = Int(RawBusClient.uint32(reply.body, 4))
+        return String(decoding: reply.body[8..<min(reply.body.count, 8 + length)], as: UTF8.self)
+    }
+
+    /// The second string argument, padded to the 4-byte boundary after the first.
+    private static func alignedString(_ text: String, after first: String) -> [UInt8] {
+        let used = 4 + first.utf8.count + 1
+        return [UInt8](repeating: 0, count: (4 - used % 4) % 4) + RawBusClient.stringBody(text)
+    }
+
+    private func playbackStatus() throws -> String {
+        try property(Self.mprisPath, Self.playerInterface, "PlaybackStatus")
+    }
+
+    private func pausedBecause() throws -> String {
+        try property(LatencyBenchmark.objectPath, Self.narratorInterface, "PausedBecause")
+    }
+
+    // MARK: - Helpers
+
+    /// The last sample above the threshold in [from, before), walking the loud samples forward.
+    private func lastSound(of recording: MonitorRecording, from: Date, before limit: Date) -> Date? {
+        var cursor = from
+        var last: Date?
+        while let loud = recording.firstSound(after: cursor), loud < limit {
+            last = loud
+            cursor = max(loud, cursor).addingTimeInterval(0.0005)
+        }
+        return last
+    }
+
+    private func waitFor<T>(_ what: String, timeout: TimeInterval, _ probe: () throws -> T?) throws -> T {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while true {
+            if let value = try probe() { return value }
+            try checkDaemon()
+            guard Date() < deadline else { throw BenchError("\(what) not there within \(timeout) s") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// The longest pause inside the warm-up announcement, plus 0.3 s (at least 0.5 s).
+    private func calibrateQuietGap(since start: Date) {
+        let file = session.directory.appendingPathComponent("yield-calibration.wav")
+        defer { try? FileManager.default.removeItem(at: file) }
+        guard (try? announcements.writeWAV(to: file)) != nil, let samples = try? WAVFile.samples(of: file) else { return }
+        let skip = max(0, Int(start.timeIntervalSince(announcements.startedAt) * Double(MonitorRecording.sampleRate)))
+        var longest = 0, gap = 0, seenSound = false
+        for sample in samples.dropFirst(skip) {
+            if abs(Int(sample)) > 500 {
+                if seenSound { longest = max(longest, gap) }
+                seenSound = true
+                gap = 0
+            } else {
+                gap += 1
+            }
+        }
+        quietGap = max(0.5, Double(longest) / Double(MonitorRecording.sampleRate) + 0.3)
+    }
+
+    /// A long plain-text book (20 chapters of a few varied sentences), so narration never runs out.
+    private func writeBook() throws -> URL {
+        let folder = session.directory.appendingPathComponent("books", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let sentences = [
+            "The quiet river runs past the old mill and the green fields where the farmer walks.",
+            "In the evening the lamps of the village come on one by one along the road.",
+            "She kept the letters in a wooden box under the window, tied with a blue ribbon.",
+            "Nobody in the house remembered who had planted the pear tree by the gate.",
+        ]
+        var text = ""
+        for chapter in 1...20 {
+            text += "Chapter \(chapter)\n\n"
+            for paragraph in 0..<25 {
+                text += (0..<4).map { sentences[($0 + paragraph + chapter) % sentences.count] }.joined(separator: " ") + "\n\n"
+            }
+        }
+        let file = folder.appendingPathComponent("yield-book.txt")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for the pauses between runs.
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// In [0, 1).
+    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
