@@ -37,15 +37,17 @@ extension LectorService {
             let reader = MessageReader(message)
             let text = try reader.readString()
             let options = try reader.readOptions()
+            // The cheap check first: a flood's refused calls cost no text checks or voice lookups.
+            let sender = reader.sender
+            let important = options["priority"] == .string(SpeechPriority.important.rawValue)
+            guard rateLimiter.admit(sender: sender, at: loop.now, important: important) else {
+                throw Self.error(AnnouncementRefusal.rateLimited(sender: sender))
+            }
             var request = try SpeechRequest(text: text, options: options)
             applyDefaults(to: &request, options: options)
             _ = try catalog.resolve(language: request.language, voice: request.voice)
             if case .unavailable(let reason) = soundServer.state {
                 throw LectorError(.soundServerUnavailable, "the sound server is not reachable (\(reason)); retrying in the background")
-            }
-            let sender = reader.sender
-            guard rateLimiter.admit(sender: sender, at: loop.now, important: request.priority == .important) else {
-                throw Self.error(AnnouncementRefusal.rateLimited(sender: sender))
             }
             let id = nextSpeechID
             let admission: QueueAdmission

@@ -89,6 +89,8 @@ public final class LectorService {
         catalog = VoiceCatalog(voices: engine.voices)
         bus = try Bus.session()
         try bus.attach(to: loop)
+        // Without its bus the daemon is unreachable: end (systemd or D-Bus activation restarts it).
+        sd_bus_set_exit_on_disconnect(bus.pointer, 1)
 
         markerTimer = try loop.timer { [unowned self] in self.checkHeard() }
         inbox = try LoopInbox(loop: loop)
