@@ -9,8 +9,13 @@ public struct VoiceCatalog: Sendable {
     public let defaultLanguage: String
 
     /// Tags espeak-ng does not list but people send: Chinese by region means Mandarin or Cantonese.
+    /// Mandarin goes to espeak-ng's "latin as Pinyin" voice where it exists: its plain `cmn`
+    /// voice (1.51, Debian 12) turns Chinese characters into Pinyin and then reads that Pinyin
+    /// as English ("你好" comes out as "nee three...").
     static let aliases: [String: String] = [
-        "zh-cn": "cmn", "zh-sg": "cmn", "zh-tw": "cmn", "zh-hans": "cmn", "zh-hant": "cmn",
+        "zh": "cmn-latn-pinyin", "cmn": "cmn-latn-pinyin",
+        "zh-cn": "cmn-latn-pinyin", "zh-sg": "cmn-latn-pinyin", "zh-tw": "cmn-latn-pinyin",
+        "zh-hans": "cmn-latn-pinyin", "zh-hant": "cmn-latn-pinyin",
         "zh-hk": "yue", "zh-mo": "yue",
     ]
 

@@ -16,6 +16,13 @@ private let installed = [
     Voice(name: "German", identifier: "gmw/de", languages: [.init(tag: "de", priority: 5)], gender: .male),
 ]
 
+/// Debian 12 also has Mandarin with Latin read as Pinyin, the one that reads Chinese characters right.
+private let withPinyin = installed + [
+    Voice(name: "Chinese_(Mandarin,_latin_as_Pinyin)", identifier: "sit/cmn-Latn-pinyin",
+          languages: [.init(tag: "cmn-latn-pinyin", priority: 5), .init(tag: "zh-cmn", priority: 5), .init(tag: "zh", priority: 5)],
+          gender: .male),
+]
+
 final class VoiceCatalogTests: XCTestCase {
     let catalog = VoiceCatalog(voices: installed)
 
@@ -32,6 +39,15 @@ final class VoiceCatalogTests: XCTestCase {
         XCTAssertEqual(try catalog.resolve(language: "zh-TW", voice: nil).identifier, "sit/cmn")
         XCTAssertEqual(try catalog.resolve(language: "zh-HK", voice: nil).identifier, "sit/yue")
         XCTAssertEqual(try catalog.resolve(language: "zh", voice: nil).identifier, "sit/cmn", "lowest priority wins")
+    }
+
+    func testMandarinPrefersThePinyinVoiceWhenInstalled() throws {
+        let catalog = VoiceCatalog(voices: withPinyin)
+        for tag in ["zh", "zh-CN", "zh-TW", "cmn", "zh-Hans"] {
+            XCTAssertEqual(try catalog.resolve(language: tag, voice: nil).identifier, "sit/cmn-Latn-pinyin", tag)
+        }
+        XCTAssertEqual(try catalog.resolve(language: "zh-HK", voice: nil).identifier, "sit/yue")
+        XCTAssertEqual(try catalog.resolve(language: nil, voice: "cmn").identifier, "sit/cmn", "a named voice is that voice")
     }
 
     func testVoicesByNameOrIdentifier() throws {
