@@ -22,6 +22,9 @@ final class NarrationYieldBenchmark {
     /// Goals of issue 5, on the medians.
     static let speakGoalMs = 60.0
     static let resumeGoalMs = 100.0
+    /// Two monitors recorded by two parec processes, each sample dated from its own 5 ms chunk's
+    /// arrival: narration sound within this of the announcement's first or last sound is dating noise.
+    static let overlapToleranceMs = 5.0
 
     enum Kind: String {
         case inProcess = "in-process Speak"
@@ -44,6 +47,7 @@ final class NarrationYieldBenchmark {
     /// Deterministic, so two runs of the benchmark land the announcements alike.
     private var random = SplitMix64(seed: 5)
     private var results = NarrationYieldResults()
+    private var anomalies = 0
 
     init(text: String, runs: Int, lectorPath: String, log: @escaping (String) -> Void) {
         self.text = text
@@ -189,20 +193,30 @@ final class NarrationYieldBenchmark {
         // Settle the property signals that follow the release.
         Thread.sleep(forTimeInterval: 0.05)
         let lastAnnouncement = announcements.lastSound(after: start)
-        let narrationCut = lastSound(of: narration, from: start, before: resumed)
+        // Narration's last sound before the announcement's first (give or take the dating tolerance),
+        // and any narration heard while the announcement sounded (from its first sound + tolerance to
+        // its last sound - tolerance, and never past the resume): there should be none.
+        let tolerance = Self.overlapToleranceMs / 1000
+        let narrationCut = lastSound(of: narration, from: start, before: heard.addingTimeInterval(tolerance))
+        let announcementEnd = min(lastAnnouncement ?? finished.receivedAt, resumed).addingTimeInterval(-tolerance)
+        let narrationDuring = lastSound(of: narration, from: heard.addingTimeInterval(tolerance), before: announcementEnd)
         let runSignals = signals.signals(from: mark)
 
         let speakMs = heard.timeIntervalSince(start) * 1000
         let resumeMs = resumed.timeIntervalSince(finished.receivedAt) * 1000
         let silentMs = max(0, (narrationCut ?? start).timeIntervalSince(start) * 1000)
-        let overlapMs = narrationCut.map { $0.timeIntervalSince(heard) * 1000 } ?? -.infinity
+        let overlapMs = narrationDuring.map { $0.timeIntervalSince(heard) * 1000 }
         let gapMs = lastAnnouncement.map { resumed.timeIntervalSince($0) * 1000 }
         let statusChanges = runSignals.compactMap { $0.firstString == Self.playerInterface ? $0.changedString("PlaybackStatus") : nil }
         let reasons = runSignals.compactMap { $0.firstString == Self.narratorInterface ? $0.changedString("PausedBecause") : nil }
         let summary = String(format: "%.1f/%.1f ms", speakMs, resumeMs)
-            + (overlapMs > 0 ? String(format: " OVERLAP %.1f ms", overlapMs) : "")
+            + (overlapMs.map { String(format: " NARRATION HEARD %.1f ms into the announcement", $0) } ?? "")
             + (statusChanges.isEmpty ? "" : " PlaybackStatus \(statusChanges)")
             + (reason == "done" ? "" : " (\(reason))")
+        if overlapMs != nil || resumeMs > 30 || speakMs > 30 {
+            logTimeline(kind, start: start, heard: heard, lastAnnouncement: lastAnnouncement, finished: finished,
+                        resumed: resumed, signals: runSignals)
+        }
         if warmUp {
             log("yield warm-up \(kind.rawValue): \(summary), PausedBecause \(reasons)")
             return summary
@@ -213,6 +227,7 @@ final class NarrationYieldBenchmark {
             results.speak.samples.append(speakMs)
             results.speakReply.samples.append(replyMs ?? .nan)
             results.speakToSilent.samples.append(silentMs)
+            if let narrationCut { results.silentToAnnouncement.samples.append(heard.timeIntervalSince(narrationCut) * 1000) }
             results.resume.samples.append(resumeMs)
             if let gapMs { results.heardGap.samples.append(gapMs) }
             if let lastAnnouncement {
@@ -225,7 +240,7 @@ final class NarrationYieldBenchmark {
         }
         results.lectorRuns += 1
         if reason != "done" { results.notes.append("\(kind.rawValue) run ended \"\(reason)\"") }
-        if overlapMs > 0 {
+        if let overlapMs {
             results.overlapRuns += 1
             results.maxOverlapMs = max(results.maxOverlapMs, overlapMs)
         }
@@ -344,6 +359,56 @@ final class NarrationYieldBenchmark {
     }
 
     // MARK: - Helpers
+
+    /// What happened in an unusual run, in ms from t0: narration's sound spans on its sink, the
+    /// announcement's, and the daemon's signals as received. Both recordings are written as WAV files
+    /// into the session directory (kept with LECTOR_TEST_KEEP_DIRECTORY=1).
+    private func logTimeline(_ kind: Kind, start: Date, heard: Date, lastAnnouncement: Date?,
+                             finished: RawBusClient.Message, resumed: Date, signals: [RawBusClient.Message]) {
+        func ms(_ date: Date) -> String { String(format: "%.1f", date.timeIntervalSince(start) * 1000) }
+        let spans = soundSpans(of: narration, from: start, before: resumed.addingTimeInterval(0.05))
+            .map { "\(ms($0.0))-\(ms($0.1))" }
+        let events = signals.map { signal -> String in
+            var name = signal.member ?? "?"
+            if let value = signal.changedString("PlaybackStatus") { name += " PlaybackStatus=\(value)" }
+            if let value = signal.changedString("PausedBecause") { name += " PausedBecause=\"\(value)\"" }
+            if let (id, reason) = signal.speechFinished { name += "(\(id), \(reason))" }
+            return "\(ms(signal.receivedAt)) \(name)"
+        }
+        anomalies += 1
+        let base = session.directory.appendingPathComponent("yield-anomaly-\(anomalies)")
+        try? announcements.writeWAV(to: base.appendingPathExtension("announcements.wav"))
+        try? narration.writeWAV(to: base.appendingPathExtension("narration.wav"))
+        log("yield timeline (\(kind.rawValue), ms from t0): announcement sound \(ms(heard))-"
+            + "\(lastAnnouncement.map(ms) ?? "?"); SpeechFinished received \(ms(finished.receivedAt)); narration heard again "
+            + "\(ms(resumed)); narration sound spans \(spans.joined(separator: " ")); signals: "
+            + events.joined(separator: ", ") + "; recordings: \(base.path).*.wav "
+            + String(format: "(t0 at %.3f s into the announcement recording, %.3f s into the narration recording; "
+                     + "recorders behind the clock by %.0f and %.0f ms)",
+                     start.timeIntervalSince(announcements.startedAt), start.timeIntervalSince(narration.startedAt),
+                     Self.lag(of: announcements) * 1000, Self.lag(of: narration) * 1000))
+    }
+
+    /// Wall-clock time since a recording's first sample minus the audio it holds: about one chunk
+    /// when parec keeps up; more means its samples arrive late (and are dated late).
+    private static func lag(of recording: MonitorRecording) -> TimeInterval {
+        Date().timeIntervalSince(recording.startedAt) - recording.recordedDuration
+    }
+
+    /// Spans of sound (loud samples less than 30 ms apart) in [from, before).
+    private func soundSpans(of recording: MonitorRecording, from: Date, before limit: Date) -> [(Date, Date)] {
+        var spans: [(Date, Date)] = []
+        var cursor = from
+        while let loud = recording.firstSound(after: cursor), loud < limit {
+            if let last = spans.last, loud.timeIntervalSince(last.1) < 0.03 {
+                spans[spans.count - 1].1 = loud
+            } else {
+                spans.append((loud, loud))
+            }
+            cursor = max(loud, cursor).addingTimeInterval(0.0005)
+        }
+        return spans
+    }
 
     /// The last sample above the threshold in [from, before), walking the loud samples forward.
     private func lastSound(of recording: MonitorRecording, from: Date, before limit: Date) -> Date? {
