@@ -52,30 +52,10 @@ public struct SpeechRequest: Equatable, Sendable {
             case "rate": rate = try Self.number(key, value, in: Self.rateRange)
             case "pitch": pitch = try Self.number(key, value, in: Self.pitchRange)
             case "volume": volume = try Self.number(key, value, in: Self.volumeRange)
-            case "priority":
-                let name = try Self.string(key, value)
-                guard let parsed = SpeechPriority(rawValue: name) else {
-                    let known = SpeechPriority.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw LectorError.invalidArgument("option \"priority\" must be one of \(known), got \"\(name)\"")
-                }
-                priority = parsed
-            case "ensure-audible":
-                guard case .boolean(let flag) = value else {
-                    throw LectorError.invalidArgument("option \"ensure-audible\" must be a boolean (b), got type \(value.signature)")
-                }
-                ensureAudible = flag
-            case "digits":
-                let name = try Self.string(key, value)
-                guard let mode = NumberMode(rawValue: name) else {
-                    let known = NumberMode.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw LectorError.invalidArgument("option \"digits\" must be one of \(known), got \"\(name)\"")
-                }
-                numberMode = mode
-            case "ssml":
-                guard case .boolean(let flag) = value else {
-                    throw LectorError.invalidArgument("option \"ssml\" must be a boolean (b), got type \(value.signature)")
-                }
-                ssml = flag
+            case "priority": priority = try Self.choice(key, value)
+            case "ensure-audible": ensureAudible = try Self.boolean(key, value)
+            case "digits": numberMode = try Self.choice(key, value)
+            case "ssml": ssml = try Self.boolean(key, value)
             default:
                 let known = Self.knownOptions.sorted().joined(separator: ", ")
                 throw LectorError.invalidArgument("unknown option \"\(key)\" (known: \(known))")
@@ -131,6 +111,24 @@ public struct SpeechRequest: Equatable, Sendable {
             throw LectorError.invalidArgument("option \"\(key)\" must be a string (s), got type \(value.signature)")
         }
         return string
+    }
+
+    private static func boolean(_ key: String, _ value: OptionValue) throws -> Bool {
+        guard case .boolean(let flag) = value else {
+            throw LectorError.invalidArgument("option \"\(key)\" must be a boolean (b), got type \(value.signature)")
+        }
+        return flag
+    }
+
+    /// One of an enumeration's names, e.g. `priority` or `digits`.
+    private static func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, _ value: OptionValue) throws -> Choice
+    where Choice.RawValue == String {
+        let name = try string(key, value)
+        guard let parsed = Choice(rawValue: name) else {
+            let known = Choice.allCases.map(\.rawValue).joined(separator: ", ")
+            throw LectorError.invalidArgument("option \"\(key)\" must be one of \(known), got \"\(name)\"")
+        }
+        return parsed
     }
 
     /// Doubles, and integers for convenience (`gdbus call` sends `<2>` as an int32).

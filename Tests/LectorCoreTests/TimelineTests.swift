@@ -55,20 +55,6 @@ final class TimelineTests: XCTestCase {
         released += schedule.due(heard: .max)
         XCTAssertEqual(released, Array(0..<1_000))
     }
-
-    func testQueueIsFirstComeFirstServed() {
-        var queue = SpeechQueue<String>()
-        queue.enqueue("a", id: 1)
-        queue.enqueue("b", id: 2)
-        queue.enqueue("c", id: 3)
-        XCTAssertEqual(queue.remove(id: 2), "b")
-        XCTAssertNil(queue.remove(id: 2))
-        XCTAssertEqual(queue.next()?.id, 1)
-        queue.enqueue("d", id: 4)
-        XCTAssertEqual(queue.removeAll(), [3, 4])
-        XCTAssertTrue(queue.isEmpty)
-        XCTAssertNil(queue.next())
-    }
 }
 
 final class LeadingSilenceTrimmerTests: XCTestCase {
