@@ -5,10 +5,12 @@ import LectorLoop
 /// One mono s16 playback stream with a small server-side buffer (about 30 ms), fed from a FIFO
 /// of PCM chunks that the stream's write callback drains.
 ///
-/// Owned by the event loop thread. Frames are counted on one timeline for the stream's whole
-/// life: a sample enqueued now will be heard at frame `endFrame`, and `heardFrame` says which
-/// frame the listener hears now. Kept corked while idle, so an idle daemon costs the sound
-/// server nothing.
+/// Made by `SoundServer.makeStream`, which owns the C stream: it disarms and frees it before the
+/// context goes (`invalidate`), so no callback ever reaches a half-destroyed owner. Frames are
+/// counted on one timeline for the stream's whole life: a sample enqueued now will be heard at
+/// frame `endFrame`, and `heardFrame` says which frame the listener hears now. Kept corked while
+/// idle, so an idle daemon costs the sound server nothing.
+@MainActor
 public final class PlaybackStream {
     public enum State: Equatable { case connecting, ready, failed }
 
@@ -26,24 +28,25 @@ public final class PlaybackStream {
     public var endFrame: Int64 { framesWritten + Int64(queuedFrames) }
 
     /// Called with a frame count whenever frames leave the FIFO (written or dropped).
-    public var onConsumed: ((Int) -> Void)?
-    public var onStateChange: ((State) -> Void)?
+    public var onConsumed: (@MainActor (Int) -> Void)?
+    public var onStateChange: (@MainActor (State) -> Void)?
     /// The server asks us to pause (`true`) or lets us go on (`false`): module-role-cork's
     /// `request-cork` / `request-uncork` stream events, sent when a call starts and ends.
-    public var onCorkRequest: ((Bool) -> Void)?
+    public var onCorkRequest: (@MainActor (Bool) -> Void)?
 
     /// Our sink input's index on the server, once connected.
     public var serverIndex: UInt32? {
-        guard state == .ready else { return nil }
+        guard state == .ready, let stream else { return nil }
         let index = pa_stream_get_index(stream)
         return index == UInt32.max ? nil : index
     }
 
-    private let stream: OpaquePointer
+    /// `pa_stream *` until `invalidate`.
+    private var stream: OpaquePointer?
     private var fifo: [[Int16]] = []
     private var fifoOffset = 0
 
-    public init(context: OpaquePointer, sampleRate: Int, properties: [String: String]) throws {
+    init(context: OpaquePointer, sampleRate: Int, properties: [String: String]) throws {
         self.sampleRate = sampleRate
         var spec = pa_sample_spec(format: PA_SAMPLE_S16LE, rate: UInt32(sampleRate), channels: 1)
         let proplist = Proplist(properties)
@@ -54,17 +57,21 @@ public final class PlaybackStream {
         self.stream = stream
         let me = Unmanaged.passUnretained(self).toOpaque()
         pa_stream_set_state_callback(stream, { _, userdata in
-            Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue().stateChanged()
+            let me = Unmanaged<PlaybackStream>.fromOpaque(userdata!)
+            MainActor.assumeIsolated { me.takeUnretainedValue().stateChanged() }
         }, me)
         pa_stream_set_write_callback(stream, { _, _, userdata in
-            Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue().fill()
+            let me = Unmanaged<PlaybackStream>.fromOpaque(userdata!)
+            MainActor.assumeIsolated { me.takeUnretainedValue().fill() }
         }, me)
         pa_stream_set_event_callback(stream, { _, name, _, userdata in
             guard let name else { return }
             let event = String(cString: name)
-            let me = Unmanaged<PlaybackStream>.fromOpaque(userdata!).takeUnretainedValue()
-            if event == PA_STREAM_EVENT_REQUEST_CORK { me.onCorkRequest?(true) }
-            if event == PA_STREAM_EVENT_REQUEST_UNCORK { me.onCorkRequest?(false) }
+            let me = Unmanaged<PlaybackStream>.fromOpaque(userdata!)
+            MainActor.assumeIsolated {
+                if event == PA_STREAM_EVENT_REQUEST_CORK { me.takeUnretainedValue().onCorkRequest?(true) }
+                if event == PA_STREAM_EVENT_REQUEST_UNCORK { me.takeUnretainedValue().onCorkRequest?(false) }
+            }
         }, me)
 
         let bytesPerMillisecond = UInt32(sampleRate * 2 / 1000)
@@ -82,12 +89,20 @@ public final class PlaybackStream {
         }
     }
 
-    deinit {
+    isolated deinit { invalidate() }
+
+    /// Disarms every callback, then disconnects and frees the C stream (idempotent). Called by
+    /// the sound server before its context goes, and when the owner lets the stream go. What is
+    /// still queued stays counted: `stop()` hands it back through `onConsumed`.
+    public func invalidate() {
+        guard let stream else { return }
+        self.stream = nil
         pa_stream_set_state_callback(stream, nil, nil)
         pa_stream_set_write_callback(stream, nil, nil)
         pa_stream_set_event_callback(stream, nil, nil)
         pa_stream_disconnect(stream)
         pa_stream_unref(stream)
+        state = .failed
     }
 
     /// Queues PCM and starts playing it.
@@ -107,7 +122,7 @@ public final class PlaybackStream {
         fifoOffset = 0
         queuedFrames = 0
         if dropped > 0 { onConsumed?(dropped) }
-        guard state == .ready else { return }
+        guard state == .ready, let stream else { return }
         pa_operation_unref(pa_stream_flush(stream, nil, nil))
         setCorked(true)
         pa_operation_unref(pa_stream_update_timing_info(stream, nil, nil))
@@ -157,13 +172,16 @@ public final class PlaybackStream {
     }
 
     /// Asks the server where playback is and calls `completion` with the frame being heard.
-    public func heardFrame(_ completion: @escaping (Int64) -> Void) {
-        guard state == .ready else { return }
+    public func heardFrame(_ completion: @escaping @MainActor (Int64) -> Void) {
+        guard state == .ready, let stream else { return }
         let box = Unmanaged.passRetained(TimingRequest(stream: self, completion: completion)).toOpaque()
         guard let operation = pa_stream_update_timing_info(stream, { _, _, userdata in
-            let request = Unmanaged<TimingRequest>.fromOpaque(userdata!).takeRetainedValue()
-            guard let stream = request.stream else { return }
-            request.completion(stream.currentHeardFrame())
+            let request = Unmanaged<TimingRequest>.fromOpaque(userdata!)
+            MainActor.assumeIsolated {
+                let request = request.takeRetainedValue()
+                guard let stream = request.stream else { return }
+                request.completion(stream.currentHeardFrame())
+            }
         }, box) else {
             Unmanaged<TimingRequest>.fromOpaque(box).release()
             return
@@ -175,7 +193,7 @@ public final class PlaybackStream {
     /// (in the stream's buffer and the sink's), less the time played since that update.
     /// Computed by hand: `pa_stream_get_latency` read 0 here with data still buffered.
     public func currentHeardFrame() -> Int64 {
-        guard let info = pa_stream_get_timing_info(stream)?.pointee,
+        guard let stream, let info = pa_stream_get_timing_info(stream)?.pointee,
               info.write_index_corrupt == 0, info.read_index_corrupt == 0 else { return framesWritten }
         // Underrun with an empty buffer: everything written has been played. (The sink's own
         // latency reading stays non-zero while it renders silence, so it cannot tell us that.)
@@ -201,14 +219,14 @@ public final class PlaybackStream {
 
     private func setCorked(_ corked: Bool) {
         isCorked = corked
-        guard state == .ready else { return }
+        guard state == .ready, let stream else { return }
         pa_operation_unref(pa_stream_cork(stream, corked ? 1 : 0, nil, nil))
         // Answered after the cork: the position frozen by a pause reads right at once.
         pa_operation_unref(pa_stream_update_timing_info(stream, nil, nil))
     }
 
     private func fill() {
-        guard state == .ready, queuedFrames > 0 else { return }
+        guard state == .ready, let stream, queuedFrames > 0 else { return }
         var writable = pa_stream_writable_size(stream) / 2
         var written = 0
         while writable > 0, let chunk = fifo.first {
@@ -238,6 +256,7 @@ public final class PlaybackStream {
     }
 
     private func stateChanged() {
+        guard let stream else { return }
         switch pa_stream_get_state(stream) {
         case PA_STREAM_READY:
             state = .ready
@@ -254,8 +273,8 @@ public final class PlaybackStream {
     /// Weak: libpulse never calls back for a request cancelled by a lost server.
     private final class TimingRequest {
         weak var stream: PlaybackStream?
-        let completion: (Int64) -> Void
-        init(stream: PlaybackStream, completion: @escaping (Int64) -> Void) {
+        let completion: @MainActor (Int64) -> Void
+        init(stream: PlaybackStream, completion: @escaping @MainActor (Int64) -> Void) {
             self.stream = stream
             self.completion = completion
         }

@@ -1,5 +1,6 @@
 import CPulse
 import Glibc
+import LectorLoop
 import LectorPolicy
 
 /// A live copy of what the sound server has (sinks with their ports, playback and recording
@@ -13,8 +14,9 @@ import LectorPolicy
 /// mirror.onChange = { before, change in
 ///     if let loss = RouteClassifier.loss(ofStream: own, before: before, after: mirror.snapshot) { pause(loss) }
 /// }
-/// mirror.attach(context: soundServer.context!)
+/// soundServer.attach(mirror)   // attached to every connection, detached before it goes
 /// ```
+@MainActor
 public final class SoundServerMirror {
     public enum Change: Equatable, Sendable {
         /// The first full picture after connecting.
@@ -28,7 +30,7 @@ public final class SoundServerMirror {
     public private(set) var snapshot = AudioSnapshot()
     /// True once the first full listing has arrived on the current connection.
     public private(set) var isSynced = false
-    public var onChange: ((_ before: AudioSnapshot, _ change: Change) -> Void)?
+    public var onChange: (@MainActor (_ before: AudioSnapshot, _ change: Change) -> Void)?
 
     private var context: OpaquePointer?
     /// Bumped per connection: answers to requests of an older connection are ignored.
@@ -50,14 +52,17 @@ public final class SoundServerMirror {
         moduleNames = [:]
         streamOwners = [:]
         pa_context_set_subscribe_callback(context, { _, event, index, userdata in
-            Unmanaged<SoundServerMirror>.fromOpaque(userdata!).takeUnretainedValue().received(event, index)
+            onLoopThread((event, index, userdata)) { event, index, userdata in
+                Unmanaged<SoundServerMirror>.fromOpaque(userdata!).takeUnretainedValue().received(event, index)
+            }
         }, Unmanaged.passUnretained(self).toOpaque())
         let mask = PA_SUBSCRIPTION_MASK_SINK.rawValue | PA_SUBSCRIPTION_MASK_SINK_INPUT.rawValue
             | PA_SUBSCRIPTION_MASK_SOURCE_OUTPUT.rawValue | PA_SUBSCRIPTION_MASK_SERVER.rawValue
             | PA_SUBSCRIPTION_MASK_MODULE.rawValue
         unref(pa_context_subscribe(context, pa_subscription_mask_t(mask), nil, nil))
         pendingListings = 5
-        let listed: () -> Void = { [unowned self] in
+        let listed: () -> Void = { [weak self] in
+            guard let self else { return }
             pendingListings -= 1
             if pendingListings == 0 {
                 isSynced = true
@@ -112,12 +117,14 @@ public final class SoundServerMirror {
         guard let context else { completion(nil); return }
         let request = SavedStreamsRequest(completion)
         let operation = pa_ext_stream_restore_read(context, { _, info, eol, userdata in
-            let request = Unmanaged<SavedStreamsRequest>.fromOpaque(userdata!).takeUnretainedValue()
-            if eol != 0 {
-                Unmanaged<SavedStreamsRequest>.fromOpaque(userdata!).release()
-                request.completion(eol < 0 ? nil : request.entries)
-            } else if let info = info?.pointee {
-                request.entries.append(SavedStreamEntry(info))
+            onLoopThread((info, eol, userdata)) { info, eol, userdata in
+                let request = Unmanaged<SavedStreamsRequest>.fromOpaque(userdata!).takeUnretainedValue()
+                if eol != 0 {
+                    Unmanaged<SavedStreamsRequest>.fromOpaque(userdata!).release()
+                    request.completion(eol < 0 ? nil : request.entries)
+                } else if let info = info?.pointee {
+                    request.entries.append(SavedStreamEntry(info))
+                }
             }
         }, Unmanaged.passRetained(request).toOpaque())
         if let operation {
@@ -278,12 +285,14 @@ public final class SoundServerMirror {
 }
 
 /// A request whose retained box must be released if libpulse never sends it.
+@MainActor
 private protocol ReleasableRequest: AnyObject {
     func abandon()
 }
 
 /// One info query: `item` per entry, then `finished` once (also on error). Answers to a previous
 /// connection's queries are dropped.
+@MainActor
 private final class InfoRequest<Info>: ReleasableRequest {
     weak var mirror: SoundServerMirror?
     let generation: Int
@@ -305,7 +314,11 @@ private final class InfoRequest<Info>: ReleasableRequest {
         finished(false)
     }
 
-    static func deliver(_ info: UnsafePointer<Info>?, _ eol: Int32, _ userdata: UnsafeMutableRawPointer?) {
+    nonisolated static func deliver(_ info: UnsafePointer<Info>?, _ eol: Int32, _ userdata: UnsafeMutableRawPointer?) {
+        onLoopThread((info, eol, userdata)) { info, eol, userdata in deliverOnLoop(info, eol, userdata) }
+    }
+
+    private static func deliverOnLoop(_ info: UnsafePointer<Info>?, _ eol: Int32, _ userdata: UnsafeMutableRawPointer?) {
         let request = Unmanaged<InfoRequest<Info>>.fromOpaque(userdata!).takeUnretainedValue()
         let live = request.mirror.map { $0.currentGeneration == request.generation } ?? false
         if eol != 0 {
@@ -317,6 +330,7 @@ private final class InfoRequest<Info>: ReleasableRequest {
     }
 }
 
+@MainActor
 private final class SuccessRequest: ReleasableRequest {
     let done: ((Bool) -> Void)?
     init(_ done: ((Bool) -> Void)?) { self.done = done }
@@ -327,10 +341,13 @@ private final class SuccessRequest: ReleasableRequest {
     }
 
     static let callback: pa_context_success_cb_t = { _, success, userdata in
-        Unmanaged<SuccessRequest>.fromOpaque(userdata!).takeRetainedValue().done?(success != 0)
+        onLoopThread((success, userdata)) { success, userdata in
+            Unmanaged<SuccessRequest>.fromOpaque(userdata!).takeRetainedValue().done?(success != 0)
+        }
     }
 }
 
+@MainActor
 private final class SavedStreamsRequest {
     let completion: ([SavedStreamEntry]?) -> Void
     var entries: [SavedStreamEntry] = []

@@ -4,12 +4,14 @@ import LectorLoop
 
 /// An sd-bus connection. The daemon attaches it to the `EventLoop`; the CLI uses it blocking.
 ///
-/// Not thread-safe: one thread owns it (the loop's, in the daemon).
+/// Not Sendable: one thread owns it (the loop's, in the daemon). `close()` (or the last
+/// release) first removes every object and match, so no handler runs after it, then closes.
 public final class Bus {
     /// `sd_bus *`.
     public let pointer: OpaquePointer
     private var slots: [OpaquePointer] = []
     private var matchHandlers: [MatchBox] = []
+    public private(set) var isClosed = false
 
     /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
     public static func session() throws -> Bus {
@@ -23,14 +25,33 @@ public final class Bus {
 
     init(pointer: OpaquePointer) { self.pointer = pointer }
 
-    deinit {
-        for slot in slots { sd_bus_slot_unref(slot) }
+    deinit { close() }
+
+    /// Disarms every object vtable and match (their userdata may be gone next), flushes what is
+    /// queued and closes the connection. Idempotent.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        for slot in slots.reversed() { sd_bus_slot_unref(slot) }
+        slots = []
+        matchHandlers = []
+        sd_bus_detach_event(pointer)
         sd_bus_flush_close_unref(pointer)
     }
 
+    @MainActor
     public func attach(to loop: EventLoop) throws {
         let r = sd_bus_attach_event(pointer, loop.event, 0)
         guard r >= 0 else { throw SystemError(errno: -r, "sd_bus_attach_event") }
+    }
+
+    /// Calls `handler` once when the connection is lost (the bus restarted, logout, or the bus
+    /// dropped us): sd-bus's local `Disconnected` signal. The loop goes on, so the owner can
+    /// tear down in order and choose the exit status (instead of `sd_bus_set_exit_on_disconnect`).
+    public func onDisconnected(_ handler: @escaping () -> Void) throws {
+        try addMatch("type='signal',path='/org/freedesktop/DBus/Local',interface='org.freedesktop.DBus.Local',member='Disconnected'") { _ in
+            handler()
+        }
     }
 
     /// Serves `vtable` at `path`. `vtable` and `userdata` must outlive the bus (sd-bus keeps both).

@@ -11,15 +11,16 @@ import LectorLoop
 ///     print(try message.readString())   // the app name
 /// }
 /// ```
+@MainActor
 public final class BusMonitor {
     private let bus: Bus
     private var filter: OpaquePointer?
     private var pending: OpaquePointer?
-    private let handler: (MessageReader) -> Void
+    private let handler: @MainActor (MessageReader) -> Void
     /// Called once BecomeMonitor answered: nil on success, else why it failed.
-    public var onReady: ((String?) -> Void)?
+    public var onReady: (@MainActor (String?) -> Void)?
 
-    public init(loop: EventLoop, rules: [String], handler: @escaping (MessageReader) -> Void) throws {
+    public init(loop: EventLoop, rules: [String], handler: @escaping @MainActor (MessageReader) -> Void) throws {
         bus = try Bus.session()
         self.handler = handler
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -27,8 +28,10 @@ public final class BusMonitor {
         // (a monitor that sends is disconnected by the bus).
         var r = sd_bus_add_filter(bus.pointer, &filter, { message, userdata, _ in
             guard let message, let userdata else { return 1 }
-            let monitor = Unmanaged<BusMonitor>.fromOpaque(userdata).takeUnretainedValue()
-            if sd_bus_message_is_method_call(message, nil, nil) > 0 { monitor.handler(MessageReader(message)) }
+            guard sd_bus_message_is_method_call(message, nil, nil) > 0 else { return 1 }
+            onLoopThread((message, userdata)) { message, userdata in
+                Unmanaged<BusMonitor>.fromOpaque(userdata).takeUnretainedValue().handler(MessageReader(message))
+            }
             return 1
         }, me)
         guard r >= 0 else { throw SystemError(errno: -r, "sd_bus_add_filter") }
@@ -44,16 +47,23 @@ public final class BusMonitor {
         try writer.append(UInt32(0))
         r = sd_bus_call_async(bus.pointer, &pending, call, { reply, userdata, _ in
             guard let reply, let userdata else { return 1 }
-            let monitor = Unmanaged<BusMonitor>.fromOpaque(userdata).takeUnretainedValue()
-            let error = sd_bus_message_get_error(reply)
-            monitor.onReady?(error.map { String(cString: $0.pointee.message ?? $0.pointee.name) })
+            let error = sd_bus_message_get_error(reply).map { String(cString: $0.pointee.message ?? $0.pointee.name) }
+            onLoopThread(userdata) { userdata in
+                Unmanaged<BusMonitor>.fromOpaque(userdata).takeUnretainedValue().onReady?(error)
+            }
             return 1
         }, me, 5_000_000)
         guard r >= 0 else { throw SystemError(errno: -r, "calling BecomeMonitor") }
     }
 
-    deinit {
+    isolated deinit { close() }
+
+    /// Disarms the filter and the pending call, then closes the monitor's connection. Idempotent.
+    public func close() {
         if let pending { sd_bus_slot_unref(pending) }
         if let filter { sd_bus_slot_unref(filter) }
+        pending = nil
+        filter = nil
+        bus.close()
     }
 }

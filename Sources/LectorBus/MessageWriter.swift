@@ -2,12 +2,21 @@ import CSystemd
 import LectorLoop
 
 /// Appends arguments to an `sd_bus_message` (non-variadic `append_basic`, as Swift needs).
+///
+/// Every writer counts what it appends against a `MessageBudget`, so a reply or signal is never
+/// built larger than the bus allows (the bus drops a client that sends one): past the budget,
+/// appending throws `MessageTooLarge` and the caller answers with a named error instead.
 public struct MessageWriter {
     public let message: OpaquePointer
+    public let budget: MessageBudget
 
-    public init(_ message: OpaquePointer) { self.message = message }
+    public init(_ message: OpaquePointer, budget: MessageBudget = MessageBudget()) {
+        self.message = message
+        self.budget = budget
+    }
 
     public func append(_ value: String) throws {
+        try budget.spend(value.utf8.count + 8)
         try value.withCString { try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0)) }
     }
 
@@ -20,6 +29,7 @@ public struct MessageWriter {
 
     /// `type` is one of a, r, e, v; `contents` its signature, e.g. `container("a", "(sss)")`.
     public func container(_ type: Character, _ contents: String, _ body: () throws -> Void) throws {
+        try budget.spend(contents.utf8.count + 8)
         try check(sd_bus_message_open_container(message, CChar(type.asciiValue!), contents))
         try body()
         try check(sd_bus_message_close_container(message))
@@ -34,6 +44,7 @@ public struct MessageWriter {
     }
 
     public func appendObjectPath(_ path: String) throws {
+        try budget.spend(path.utf8.count + 8)
         try path.withCString { try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "o")), $0)) }
     }
 
@@ -44,6 +55,7 @@ public struct MessageWriter {
     public func append(_ value: Int32) throws { try basic("i", value) }
 
     private func basic<T: BitwiseCopyable>(_ type: Character, _ value: T) throws {
+        try budget.spend(8)
         var value = value
         try check(sd_bus_message_append_basic(message, CChar(type.asciiValue!), &value))
     }
@@ -51,4 +63,25 @@ public struct MessageWriter {
     private func check(_ r: Int32) throws {
         guard r >= 0 else { throw SystemError(errno: -r, "sd_bus_message_append") }
     }
+}
+
+/// How many bytes a message may still take. 32 MiB: the system bus's default message limit,
+/// half of the spec's array limit (64 MiB), which the bus enforces by disconnecting the sender.
+public final class MessageBudget {
+    public static let defaultBytes = 32 << 20
+    public let limit: Int
+    public private(set) var spent = 0
+
+    public init(limit: Int = MessageBudget.defaultBytes) { self.limit = limit }
+
+    func spend(_ bytes: Int) throws {
+        spent += bytes
+        if spent > limit { throw MessageTooLarge(limit: limit) }
+    }
+}
+
+/// A message would have grown past its budget; nothing was sent.
+public struct MessageTooLarge: Error, CustomStringConvertible {
+    public let limit: Int
+    public var description: String { "the message would be larger than \(limit >> 20) MiB, more than the bus carries" }
 }

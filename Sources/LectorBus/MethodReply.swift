@@ -11,7 +11,17 @@ public enum MethodReply {
         var r = sd_bus_message_new_method_return(call, &reply)
         guard r >= 0, let reply else { return r }
         defer { sd_bus_message_unref(reply) }
-        do { try build(MessageWriter(reply)) } catch let error as SystemError { return -error.errno } catch { return -EINVAL }
+        do {
+            try build(MessageWriter(reply))
+        } catch let error as MessageTooLarge {
+            return sendError(to: call, LectorError(.replyTooLarge, "\(error); ask for less (fewer tracks, one chapter)")) < 0 ? -EINVAL : 1
+        } catch let error as LectorError {
+            return sendError(to: call, error) < 0 ? -EINVAL : 1
+        } catch let error as SystemError {
+            return -error.errno
+        } catch {
+            return -EINVAL
+        }
         r = sd_bus_send(nil, reply, nil)
         return r < 0 ? r : 1
     }
@@ -32,5 +42,32 @@ public enum MethodReply {
     /// Fills `error` so sd-bus replies with e.g. `io.github.lector.Error.UnknownVoice`.
     public static func fail(_ error: LectorError, into busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
         sd_bus_error_set(busError, error.busName, error.message)
+    }
+}
+
+/// A method call answered later, after work off the loop (`Open` parses a book on a queue): it
+/// holds the call message until `send` or `fail` answers it, once. It may travel through other
+/// threads untouched; it is answered and freed on the loop.
+public final class DeferredReply: @unchecked Sendable {
+    private var call: OpaquePointer?
+
+    public init(_ call: OpaquePointer) { self.call = sd_bus_message_ref(call) }
+
+    deinit { if let call { sd_bus_message_unref(call) } }
+
+    @MainActor
+    public func send(_ build: (MessageWriter) throws -> Void = { _ in }) {
+        guard let call else { return }
+        self.call = nil
+        _ = MethodReply.send(to: call, build)
+        sd_bus_message_unref(call)
+    }
+
+    @MainActor
+    public func fail(_ error: LectorError) {
+        guard let call else { return }
+        self.call = nil
+        _ = MethodReply.sendError(to: call, error)
+        sd_bus_message_unref(call)
     }
 }

@@ -21,6 +21,12 @@ public struct LectorError: Error, Equatable, Sendable, CustomStringConvertible {
         case rateLimited = "RateLimited"
         /// config.toml is invalid (the message says file, line and reason).
         case badConfig = "BadConfig"
+        /// The reply would exceed what the bus carries (`GetTracksMetadata` for too many ids).
+        case replyTooLarge = "ReplyTooLarge"
+        /// A later `Open` replaced this one before it finished.
+        case superseded = "Superseded"
+        /// The chapter's text is still being read from the book (`GetChapterText` right after `Open`).
+        case chapterNotReady = "ChapterNotReady"
     }
 
     public static let namePrefix = "io.github.lector.Error."

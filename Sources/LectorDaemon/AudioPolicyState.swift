@@ -8,6 +8,7 @@ import LectorState
 /// `ensure-audible` announcement, and why narration is paused.
 ///
 /// Owned by the event loop thread, as part of `LectorService`'s one context.
+@MainActor
 final class AudioPolicyState {
     let mirror = SoundServerMirror()
     var interruptions = InterruptionTracker()
@@ -38,4 +39,9 @@ final class AudioPolicyState {
     var movedFromSink: UInt32?
     /// The PausedBecause value clients last saw, so a change is emitted exactly once.
     var announcedPausedBecause = ""
+
+    /// Teardown: no timer fires after this.
+    func close() {
+        for timer in [rampTimer, releaseTimer, repairTimer] { timer?.close() }
+    }
 }

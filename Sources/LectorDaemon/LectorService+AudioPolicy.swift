@@ -7,14 +7,16 @@ import LectorPolicy
 /// feeds it the mirror's snapshots and carries out what it says.
 extension LectorService {
     func setUpAudioPolicy() throws {
-        policy.rampTimer = try loop.timer { [unowned self] in self.stepRamps() }
-        policy.releaseTimer = try loop.timer { [unowned self] in
+        policy.rampTimer = try loop.timer { [weak self] in self?.stepRamps() }
+        policy.releaseTimer = try loop.timer { [weak self] in
+            guard let self else { return }
             guard self.current == nil else { return }
             self.releaseDuck()
             self.narrator.release()
         }
-        policy.mirror.onChange = { [unowned self] before, change in self.audioChanged(from: before, change) }
-        policy.repairTimer = try loop.timer { [unowned self] in
+        policy.mirror.onChange = { [weak self] before, change in self?.audioChanged(from: before, change) }
+        policy.repairTimer = try loop.timer { [weak self] in
+            guard let self else { return }
             self.repairRecoveredSavedVolumes(attempt: self.policy.repairAttempt)
         }
     }
@@ -263,7 +265,8 @@ extension LectorService {
         policy.raise = nil
         // Streams that ended while ducked may have left the ducked volume in the saved entries.
         policy.recovering = policy.recovering.map { var merged = $0; merged.merge(journal); return merged } ?? journal
-        repairSavedVolumes(journal) { [unowned self] in
+        repairSavedVolumes(journal) { [weak self] in
+            guard let self else { return }
             self.policy.recovering = nil
             self.saveDuckJournal()
         }
@@ -331,7 +334,8 @@ extension LectorService {
     /// until a read shows every entry it wrote.
     func repairRecoveredSavedVolumes(attempt: Int = 1) {
         guard let stale = policy.recovering else { return }
-        policy.mirror.readSavedStreams { [unowned self] saved in
+        policy.mirror.readSavedStreams { [weak self] saved in
+            guard let self else { return }
             let repairs = stale.savedEntryRepairs(saved: Self.savedVolumes(saved))
             let unlisted = Self.unlisted(stale, saved)
             let written = Set((repairs + unlisted).map(\.key))
@@ -358,7 +362,8 @@ extension LectorService {
     /// Saved entries holding a volume we set go back to the original.
     private func repairSavedVolumes(_ journal: DuckJournal, then done: (() -> Void)? = nil) {
         guard !journal.entries.isEmpty else { done?(); return }
-        policy.mirror.readSavedStreams { [unowned self] saved in
+        policy.mirror.readSavedStreams { [weak self] saved in
+            guard let self else { return }
             self.writeRepairs(journal.savedEntryRepairs(saved: Self.savedVolumes(saved)), saved: saved)
             done?()
         }

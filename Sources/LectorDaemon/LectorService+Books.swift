@@ -3,6 +3,7 @@ import Foundation
 import LectorBooks
 import LectorBus
 import LectorCore
+import LectorLoop
 import LectorState
 
 /// Opening books: checked on the loop, parsed on `bookQueue`, applied back on the loop. The
@@ -57,18 +58,18 @@ extension LectorService {
 
         openGeneration += 1
         let generation = openGeneration
-        let call = sd_bus_message_ref(message)!
+        let call = DeferredReply(message)
         let store = bookmarks
         let covers = Self.coverDirectory()
         saveBookmark()   // re-opening the book being read must find where it is now
         let pendingSaves = bookmarkQueue
-        openQueue.async { [inbox] in
+        openQueue.async {
             pendingSaves.sync {}
             let result = Result { try PreparedBook.prepare(url: url, options: opening, bookmarks: store, covers: covers) }
-            inbox!.post { [unowned self] in
-                defer { sd_bus_message_unref(call) }
+            LoopInbox.post { [weak self] in
+                guard let self else { return }
                 guard generation == self.openGeneration else {
-                    _ = MethodReply.sendError(to: call, LectorError(.failed, "superseded by a later Open"))
+                    call.fail(LectorError(.superseded, "a later Open replaced this one before the book was read"))
                     return
                 }
                 switch result {
@@ -79,12 +80,12 @@ extension LectorService {
                     } else {
                         self.apply(prepared, play: opening.play)
                     }
-                    _ = MethodReply.send(to: call)
+                    call.send()
                 case .failure(let error):
                     let failure = (error as? LectorError) ?? LectorError(.badBook, "\(error)")
                     Journal.log(.warning, "cannot open \(url.path): \(failure.message)",
                                 fields: ["LECTOR_BOOK": url.path, "LECTOR_ERROR": failure.kind.rawValue])
-                    _ = MethodReply.sendError(to: call, failure)
+                    call.fail(failure)
                 }
             }
         }
@@ -118,7 +119,7 @@ extension LectorService {
         let reader = prepared.reader
         let order = prepared.remainingChapters
         let latest = latestBook
-        bookQueue.async { [inbox] in
+        bookQueue.async {
             for index in order {
                 // Another book has replaced this one: stop parsing it.
                 guard latest.get() == generation else { break }
@@ -135,7 +136,8 @@ extension LectorService {
                                          "LECTOR_ERROR": "BadBook"])
                     text = ""
                 }
-                inbox!.post { [unowned self] in
+                LoopInbox.post { [weak self] in
+                    guard let self else { return }
                     guard generation == self.bookGeneration else { return }   // a newer book replaced it
                     self.narrator.chapterLoaded(index, text: text)
                 }

@@ -3,22 +3,25 @@ import CSystemd
 import Foundation
 import LectorBus
 import LectorCore
+import LectorLoop
 
 /// MPRIS 2.2 and io.github.lector.Narrator1: parse, act on the narrator, reply. Property
 /// changes are emitted by `narratorChanged`, from the narrator's own before/after states.
 extension LectorService {
     static let dispatch: lector_dispatch_handlers = lector_dispatch_handlers(
-        method: { message, userdata, error in service(userdata).mprisMethod(message!, error) },
-        get: { _, _, interface, property, reply, userdata, error in
-            service(userdata).mprisGet(String(cString: interface!), String(cString: property!), MessageWriter(reply!), error)
+        method: { m, u, e in onLoopThread((m, u, e)) { m, u, e in service(u).mprisMethod(m!, e) } },
+        get: { _, _, interface, property, reply, u, e in
+            let interface = String(cString: interface!), property = String(cString: property!)
+            return onLoopThread((reply, u, e)) { reply, u, e in
+                service(u).mprisGet(interface, property, MessageWriter(reply!), e)
+            }
         },
-        set: { _, _, interface, property, value, userdata, error in
-            service(userdata).mprisSet(String(cString: interface!), String(cString: property!), MessageReader(value!), error)
+        set: { _, _, interface, property, value, u, e in
+            let interface = String(cString: interface!), property = String(cString: property!)
+            return onLoopThread((value, u, e)) { value, u, e in
+                service(u).mprisSet(interface, property, MessageReader(value!), e)
+            }
         })
-
-    private static func service(_ userdata: UnsafeMutableRawPointer?) -> LectorService {
-        Unmanaged<LectorService>.fromOpaque(userdata!).takeUnretainedValue()
-    }
 
     /// Methods by which the listener takes over: no automatic resume after a call then.
     static let listenerActions: Set<String> = ["Play", "Pause", "PlayPause", "Stop", "Next", "Previous", "Seek",
@@ -35,17 +38,20 @@ extension LectorService {
                           vtable: lector_mpris_tracklist_vtable(&handlers), userdata: userdata)
         try bus.addObject(path: BusNames.objectPath, interface: MPRISNames.narrator,
                           vtable: lector_narrator1_vtable(&handlers), userdata: userdata)
-        narrator.onStateChange = { [unowned self] before in
+        narrator.onStateChange = { [weak self] before in
+            guard let self else { return }
             self.narratorChanged(from: before)
             if before.status != .playing, self.narrator.state.status == .playing {
                 self.bookmarkTimer.schedule(after: Self.bookmarkSeconds * 1_000_000)
             }
         }
-        narrator.onHoldChange = { [unowned self] in self.pausedBecauseMayHaveChanged() }
-        narrator.onSeeked = { [unowned self] position in
+        narrator.onHoldChange = { [weak self] in self?.pausedBecauseMayHaveChanged() }
+        narrator.onSeeked = { [weak self] position in
+            guard let self else { return }
             self.emitSignal(MPRISNames.path, MPRISNames.player, "Seeked") { try $0.append(position) }
         }
-        narrator.onSpeakingRange = { [unowned self] (track: String, start: Int, length: Int) in
+        narrator.onSpeakingRange = { [weak self] (track: String, start: Int, length: Int) in
+            guard let self else { return }
             self.emitSignal(BusNames.objectPath, MPRISNames.narrator, "SpeakingRange") {
                 try $0.appendObjectPath(track)
                 try $0.append(UInt32(start))
@@ -91,7 +97,8 @@ extension LectorService {
             switch (reader.interface, reader.member) {
             case (MPRISNames.root, "Raise"): break
             case (MPRISNames.root, "Quit"):
-                inbox.post { [unowned self] in self.shutdown(signal: 0) }
+                // After the reply: the caller hears back before the bus connection closes.
+                LoopInbox.post { [weak self] in self?.requestExit(.quit) }
             case (MPRISNames.player, "Play"): narrator.play()
             case (MPRISNames.player, "Pause"): narrator.pause()
             case (MPRISNames.player, "PlayPause"):

@@ -2,32 +2,37 @@ import CLectorShim
 import CSystemd
 import LectorBus
 import LectorCore
+import LectorLoop
 
 /// io.github.lector.Lector1 methods and properties.
 extension LectorService {
     static let vtable: UnsafePointer<sd_bus_vtable> = {
         var handlers = lector_lector1_handlers(
-            speak: { message, userdata, error in service(userdata).speak(message!, error) },
-            cancel: { message, userdata, error in service(userdata).cancel(message!, error) },
-            stop: { message, userdata, _ in service(userdata).stop(message!) },
-            get_queue: { message, userdata, _ in service(userdata).listQueue(message!) },
-            reload: { message, userdata, error in service(userdata).reload(message!, error) },
-            get_voices: { _, _, _, _, reply, userdata, _ in service(userdata).voices(into: reply!) },
+            speak: { m, u, e in onLoopThread((m, u, e)) { m, u, e in service(u).speak(m!, e) } },
+            cancel: { m, u, e in onLoopThread((m, u, e)) { m, u, e in service(u).cancel(m!, e) } },
+            stop: { m, u, _ in onLoopThread((m, u)) { m, u in service(u).stop(m!) } },
+            get_queue: { m, u, _ in onLoopThread((m, u)) { m, u in service(u).listQueue(m!) } },
+            reload: { m, u, e in onLoopThread((m, u, e)) { m, u, e in service(u).reload(m!, e) } },
+            get_voices: { _, _, _, _, reply, u, _ in onLoopThread((reply, u)) { reply, u in service(u).voices(into: reply!) } },
             get_version: { _, _, _, _, reply, _, _ in
                 (try? MessageWriter(reply!).append(BusNames.version)) == nil ? -22 : 1
             },
-            get_read_notifications: { _, _, _, _, reply, userdata, _ in
-                (try? MessageWriter(reply!).append(service(userdata).readsNotifications)) == nil ? -22 : 1
+            get_read_notifications: { _, _, _, _, reply, u, _ in
+                onLoopThread((reply, u)) { reply, u in
+                    (try? MessageWriter(reply!).append(service(u).readsNotifications)) == nil ? -22 : 1
+                }
             },
-            set_read_notifications: { _, _, _, _, value, userdata, _ in
-                guard let on = try? MessageReader(value!).readBool() else { return -22 }
-                service(userdata).setReadNotifications(on)
-                return 1
+            set_read_notifications: { _, _, _, _, value, u, _ in
+                onLoopThread((value, u)) { value, u in
+                    guard let on = try? MessageReader(value!).readBool() else { return -22 }
+                    service(u).setReadNotifications(on)
+                    return 1
+                }
             })
         return lector_lector1_vtable(&handlers)
     }()
 
-    private static func service(_ userdata: UnsafeMutableRawPointer?) -> LectorService {
+    static func service(_ userdata: UnsafeMutableRawPointer?) -> LectorService {
         Unmanaged<LectorService>.fromOpaque(userdata!).takeUnretainedValue()
     }
 

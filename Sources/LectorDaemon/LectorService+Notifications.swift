@@ -55,7 +55,8 @@ extension LectorService {
             return
         }
         do {
-            let monitor = try BusMonitor(loop: loop, rules: [Self.notifyRule]) { [unowned self] message in
+            let monitor = try BusMonitor(loop: loop, rules: [Self.notifyRule]) { [weak self] message in
+                guard let self else { return }
                 self.overheard(message)
             }
             monitor.onReady = { failure in

@@ -135,7 +135,8 @@ extension LectorService {
     /// Asks the server where playback is, then announces everything heard by now.
     func checkHeard() {
         guard let stream else { return }
-        stream.heardFrame { [unowned self] heard in
+        stream.heardFrame { [weak self] heard in
+            guard let self else { return }
             for event in self.schedule.due(heard: heard) { self.announce(event) }
             self.rescheduleMarkers()
         }
@@ -182,22 +183,23 @@ extension LectorService {
     /// Reopens whichever stream is missing (a failed stream waits `streamRetrySeconds`, so a
     /// server without a sink costs one attempt a second, not a busy loop).
     func reopenMissingStreams() {
-        guard soundServer?.state == .ready else { return }
+        guard soundServer.state == .ready else { return }
         if stream == nil { openStream() }
         if narrator.stream == nil { openNarrationStream() }
     }
 
     private func openNarrationStream() {
-        guard let context = soundServer.context else { return }
+        guard soundServer.context != nil else { return }
         var properties = Self.streamProperties
         properties["media.role"] = "music"
         properties["media.name"] = "Lector narration"
         properties["module-stream-restore.id"] = "sink-input-by-application-id:io.github.lector.Lector.narration"
         do {
-            let stream = try PlaybackStream(context: context, sampleRate: engine.sampleRate, properties: properties)
-            stream.onConsumed = { [unowned self] frames in self.engine.mailbox.consumed(frames: frames) }
-            stream.onCorkRequest = { [unowned self] cork in self.corkRequested(cork) }
-            stream.onStateChange = { [unowned self, unowned stream] state in
+            let stream = try soundServer.makeStream(sampleRate: engine.sampleRate, properties: properties)
+            stream.onConsumed = { [weak self] frames in self?.engine.mailbox.consumed(frames: frames) }
+            stream.onCorkRequest = { [weak self] cork in self?.corkRequested(cork) }
+            stream.onStateChange = { [weak self, weak stream] state in
+                guard let self, let stream else { return }
                 switch state {
                 case .ready:
                     stream.gain = self.narrator.state.volume
@@ -218,12 +220,13 @@ extension LectorService {
     }
 
     private func openStream() {
-        guard let context = soundServer.context else { return }
+        guard soundServer.context != nil else { return }
         do {
-            let stream = try PlaybackStream(context: context, sampleRate: engine.sampleRate,
+            let stream = try soundServer.makeStream(sampleRate: engine.sampleRate,
                                             properties: Self.streamProperties)
-            stream.onConsumed = { [unowned self] frames in self.engine.mailbox.consumed(frames: frames) }
-            stream.onStateChange = { [unowned self, unowned stream] state in
+            stream.onConsumed = { [weak self] frames in self?.engine.mailbox.consumed(frames: frames) }
+            stream.onStateChange = { [weak self, weak stream] state in
+                guard let self, let stream else { return }
                 switch state {
                 case .ready: self.startNext()
                 case .failed:

@@ -11,17 +11,41 @@ import LectorState
 import Foundation
 
 /// The daemon's one context, as in systemd's hostnamed: every piece of state lives here and is
-/// touched only from the event loop thread. Bus handlers parse, act, emit, reply.
+/// touched only from the event loop (main) thread, which `@MainActor` lets the compiler check.
+/// Bus handlers parse, act, emit, reply.
+///
+/// Every way out (SIGTERM, SIGINT, MPRIS Quit, the bus going away, a failing loop) ends in the
+/// one `teardown()`, run by `run()`'s `defer`, in reverse order of start-up: narration stops
+/// and its bookmark is written at the word heard, announcements end, other apps' volumes are
+/// restored, streams close before their context, then the bus. An exit nobody asked for
+/// returns a failure status, so systemd restarts the unit.
 ///
 /// ```swift
 /// let service = try LectorService()
-/// try service.run()   // until SIGTERM/SIGINT
+/// let status = try service.run()   // until SIGTERM/SIGINT/Quit/bus loss
+/// exit(status)
 /// ```
+@MainActor
 public final class LectorService {
+    /// Why the daemon stops. Only the ones someone asked for are a success.
+    public enum ExitReason: Equatable, Sendable {
+        case signal(Int32)
+        case quit
+        case busLost
+        case failure(String)
+
+        public var status: Int32 {
+            switch self {
+            case .signal, .quit: return 0
+            case .busLost, .failure: return 1
+            }
+        }
+    }
+
     let loop: EventLoop
     let bus: Bus
     let engine: SpeechEngine
-    var soundServer: SoundServer!
+    let soundServer: SoundServer
     var stream: PlaybackStream?
     let catalog: VoiceCatalog
     /// The last good config.toml (defaults until one is read).
@@ -42,7 +66,6 @@ public final class LectorService {
     var narrator: Narrator!
     /// Route changes, calls, ducking (issue 4).
     let policy = AudioPolicyState()
-    var inbox: LoopInbox!
     /// Bookmarks are written here, never on the loop (fsync can take long).
     let bookmarkQueue = DispatchQueue(label: "io.github.lector.bookmarks")
     let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
@@ -62,9 +85,17 @@ public final class LectorService {
     static let bookmarkSeconds: UInt64 = 5
     /// Microseconds between timing queries at most while speech events are pending.
     static let longestTimingGap: UInt64 = 200_000
+    /// How long an exit waits for the sound server to carry out the volume restores.
+    static let exitDrainMicroseconds: UInt64 = 1_000_000
 
     private var sources: [EventSource] = []
     var markerTimer: EventSource!
+
+    /// Set by the first `requestExit`; later ones change nothing.
+    private(set) var exitReason: ExitReason?
+    private var quiesced = false
+    private var tornDown = false
+    private var exitDeadline: EventSource?
 
     /// `module-stream-restore.id`: our own key for saved volumes. Without it the server files
     /// them by role, so setting the narration's volume ("music") would change the saved volume
@@ -88,43 +119,53 @@ public final class LectorService {
         engine = try SpeechEngine()
         catalog = VoiceCatalog(voices: engine.voices)
         bus = try Bus.session()
+        soundServer = try SoundServer(loop: loop, properties: Self.streamProperties)
         try bus.attach(to: loop)
-        // Without its bus the daemon is unreachable: end (systemd or D-Bus activation restarts it).
-        sd_bus_set_exit_on_disconnect(bus.pointer, 1)
+        // Losing the bus ends the daemon through the same teardown as a signal (not through
+        // sd_bus_set_exit_on_disconnect, which would end the loop before anything is saved).
+        try bus.onDisconnected { [weak self] in
+            MainActor.assumeIsolated { self?.requestExit(.busLost) }
+        }
 
-        markerTimer = try loop.timer { [unowned self] in self.checkHeard() }
-        inbox = try LoopInbox(loop: loop)
-        streamRetry = try loop.timer { [unowned self] in self.reopenMissingStreams() }
-        narrator = try Narrator(loop: loop, engine: engine, allocateJob: { [unowned self] in
+        markerTimer = try loop.timer { [weak self] in self?.checkHeard() }
+        streamRetry = try loop.timer { [weak self] in self?.reopenMissingStreams() }
+        narrator = try Narrator(loop: loop, engine: engine, allocateJob: { [weak self] in
+            guard let self else { return 0 }
             defer { self.nextJob += 1 }
             return self.nextJob
         })
-        bookmarkTimer = try loop.timer { [unowned self] in
+        bookmarkTimer = try loop.timer { [weak self] in
+            guard let self else { return }
             self.saveBookmark()
             if self.narrator.state.status == .playing { self.bookmarkTimer.schedule(after: Self.bookmarkSeconds * 1_000_000) }
         }
-        sources.append(try loop.watch(fd: engine.mailbox.fileDescriptor) { [unowned self] _ in
-            self.drainSynthesis()
+        sources.append(try loop.watch(fd: engine.mailbox.fileDescriptor) { [weak self] _ in
+            self?.drainSynthesis()
         })
         for signal in [SIGTERM, SIGINT] {
-            sources.append(try loop.onSignal(signal) { [unowned self] in self.shutdown(signal: signal) })
+            sources.append(try loop.onSignal(signal) { [weak self] in self?.requestExit(.signal(signal)) })
         }
-        sources.append(try loop.onSignal(SIGHUP) { [unowned self] in try? self.reloadConfiguration() })
+        sources.append(try loop.onSignal(SIGHUP) { [weak self] in try? self?.reloadConfiguration() })
         try setUpAudioPolicy()
         try? reloadConfiguration()   // a broken file is logged; defaults stand
-        soundServer = try SoundServer(loop: loop, properties: Self.streamProperties)
-        soundServer.onStateChange = { [unowned self] state in self.soundServerChanged(state) }
+        soundServer.attach(policy.mirror)
+        soundServer.onStateChange = { [weak self] state in self?.soundServerChanged(state) }
 
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         try bus.addObject(path: BusNames.objectPath, interface: BusNames.interface,
                           vtable: Self.vtable, userdata: userdata)
         try registerMPRIS()
-        narrator.onBookmark = { [unowned self] in self.saveBookmark() }
-        narrator.onChapterNeeded = { [unowned self] chapter in self.loadChapterSoon(chapter) }
+        narrator.onBookmark = { [weak self] in self?.saveBookmark() }
     }
 
-    /// Takes the bus name, connects to the sound server and serves until a signal stops it.
-    public func run() throws {
+    isolated deinit {
+        assert(tornDown, "LectorService.teardown() did not run")
+    }
+
+    /// Takes the bus names, connects to the sound server and serves until something ends the
+    /// loop; returns the process's exit status. Whatever ends it, `teardown()` runs.
+    public func run() throws -> Int32 {
+        defer { teardown() }
         soundServer.connect()
         try bus.requestName(BusNames.service)
         try bus.requestName(MPRISNames.service)
@@ -134,27 +175,71 @@ public final class LectorService {
         if sd_event_set_watchdog(loop.event, 1) > 0 { Journal.log(.info, "watchdog enabled") }
         sd_notify(0, "READY=1\nSTATUS=Serving \(BusNames.service)")
         Journal.log(.info, "serving \(BusNames.service) with \(catalog.voices.count) voices")
-        _ = try loop.run()
+        let code = try loop.run()
+        // The loop ended without `requestExit` (sd-event's own exit): not asked for.
+        return exitReason?.status ?? (code == 0 ? 1 : code)
     }
 
-    func shutdown(signal: Int32) {
-        Journal.log(.info, signal == 0 ? "quitting (MPRIS Quit)" : "stopping on signal \(signal)")
+    /// Every exit starts here: narration, bookmark, announcements and ducks are settled at once,
+    /// then the loop ends when the sound server has carried out the volume restores (at most
+    /// `exitDrainMicroseconds`).
+    func requestExit(_ reason: ExitReason) {
+        guard exitReason == nil else { return }
+        exitReason = reason
+        switch reason {
+        case .signal(let signal): Journal.log(.info, "stopping on signal \(signal)")
+        case .quit: Journal.log(.info, "quitting (MPRIS Quit)")
+        case .busLost: Journal.log(.warning, "lost the session bus: saving and exiting", fields: ["LECTOR_ERROR": "BusLost"])
+        case .failure(let why): Journal.log(.error, "stopping: \(why)")
+        }
         sd_notify(0, "STOPPING=1")
+        quiesce()
+        let status = reason.status
+        exitDeadline = try? loop.timer { [weak self] in self?.loop.exit(status) }
+        exitDeadline?.schedule(after: Self.exitDrainMicroseconds)
+        soundServer.drain { [weak self] in self?.loop.exit(status) }
+    }
+
+    /// Stops narration at the word being heard and writes its bookmark (waiting until it is on
+    /// disk), ends every announcement and releases every duck. Idempotent.
+    private func quiesce() {
+        guard !quiesced else { return }
+        quiesced = true
+        narrator.settleHeard()
+        narrator.pause()
         saveBookmark()
         bookmarkQueue.sync {}   // the last bookmark is on disk before we go
         cancelAll(reason: .cancelled)
-        releaseDuck()   // queued to the server before we disconnect
-        narrator.stream = nil
-        // While the loop still runs (libpulse needs it to disconnect), and stream before context:
-        // their callbacks reach back into this object.
+        releaseDuck()
+    }
+
+    /// The one teardown, in reverse order of start-up; from `run()`'s `defer`, so on every exit.
+    /// Idempotent.
+    func teardown() {
+        guard !tornDown else { return }
+        if exitReason == nil { exitReason = .failure("the event loop ended") }
+        quiesce()
+        exitDeadline?.close()
+        for timer in [markerTimer, streamRetry, bookmarkTimer] { timer?.close() }
+        policy.close()
+        notificationMonitor?.close()
+        notificationMonitor = nil
+        narrator.close()
         stream = nil
-        soundServer = nil
-        loop.exit(0)
+        soundServer.close()        // streams, mirror, then the context
+        engine.shutdown()
+        for source in sources { source.close() }
+        sources = []
+        bus.close()                // objects and matches first, then the connection
+        loop.close()
+        tornDown = true
+        Journal.log(.info, "stopped")
     }
 
     // MARK: - Signals on the bus
 
     func emit(_ member: String, _ build: (MessageWriter) throws -> Void) {
+        guard !bus.isClosed else { return }
         do {
             try bus.emitSignal(path: BusNames.objectPath, interface: BusNames.interface, member: member, build)
         } catch {

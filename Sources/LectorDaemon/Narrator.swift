@@ -9,6 +9,7 @@ import LectorSpeech
 /// Owned by the event loop thread. Synthesis runs at most ~10 s ahead of the listener; pausing
 /// corks the stream (resume continues at that sample) and stops synthesis at the next word not
 /// yet sent to the server, so the speech thread is free for announcements meanwhile.
+@MainActor
 final class Narrator {
     /// A word of the current run, on the stream timeline.
     struct Word {
@@ -89,7 +90,7 @@ final class Narrator {
     private var announcedLength: Int64 = 0
     /// A jump waiting for its chapter's text.
     private var pendingJump: (chapter: Int, offset: Int, time: Int64?)?
-    private var heardTimer: EventSource!
+    private var heardTimer: EventSource?
     /// Position across a stream replacement (sound server restart).
     private var carriedPosition: Int64 = 0
     /// Which book and chapter `segmenter` holds.
@@ -102,7 +103,25 @@ final class Narrator {
     init(loop: EventLoop, engine: SpeechEngine, allocateJob: @escaping () -> UInt64) throws {
         self.engine = engine
         self.allocateJob = allocateJob
-        heardTimer = try loop.timer { [unowned self] in self.checkHeard() }
+        heardTimer = try loop.timer { [weak self] in self?.checkHeard() }
+    }
+
+    /// Teardown, before the bookmark is taken: the word being heard now (from the playback
+    /// clock, interpolated since the last timing reply) becomes the bookmark's word.
+    func settleHeard() {
+        guard let stream else { return }
+        for event in schedule.due(heard: stream.currentHeardFrame()) {
+            if case .word(let word) = event { heardOffset = word.offset }
+        }
+    }
+
+    /// Teardown: nothing more is synthesized or played; the stream is let go (its sound server
+    /// frees it). The bookmark must have been taken before.
+    func close() {
+        heardTimer?.close()
+        if let current = synthesis { engine.cancel(id: current.job) }
+        synthesis = nil
+        stream = nil
     }
 
     var trackID: String { book?.trackID(state.chapter) ?? noTrackID }
@@ -272,7 +291,7 @@ final class Narrator {
         stream?.pause()
         cutAtNextWord()
         update { $0.status = .paused }
-        heardTimer.cancel()
+        heardTimer?.cancel()
         onBookmark?()
     }
 
@@ -421,7 +440,7 @@ final class Narrator {
         upcoming = []
         pendingJump = nil
         chapterEndScheduled = false
-        heardTimer.cancel()
+        heardTimer?.cancel()
     }
 
     /// The last chapter was heard to its end (or Seek went past it): stop there.
@@ -437,12 +456,12 @@ final class Narrator {
 
     private func rescheduleHeard() {
         guard state.status == .playing, let next = schedule.nextFrame, let stream else {
-            heardTimer.cancel()
+            heardTimer?.cancel()
             return
         }
         let ahead = max(0, next - stream.currentHeardFrame())
         // The estimate is only as fresh as the last timing reply: ask again at least every 200 ms.
-        heardTimer.schedule(noLaterThan: min(UInt64(ahead) * 1_000_000 / UInt64(stream.sampleRate) + 1_000, Self.longestTimingGap))
+        heardTimer?.schedule(noLaterThan: min(UInt64(ahead) * 1_000_000 / UInt64(stream.sampleRate) + 1_000, Self.longestTimingGap))
     }
 
     private func checkHeard() {

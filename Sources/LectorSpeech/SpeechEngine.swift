@@ -22,6 +22,9 @@ public final class SpeechEngine: @unchecked Sendable {
 
     private let inbox = NSCondition()
     private var jobs: [Job] = []          // guarded by inbox
+    private var running: UInt64?          // guarded by inbox
+    private var stopping = false          // guarded by inbox
+    private let stopped = DispatchSemaphore(value: 0)
     private var thread: Thread?
     /// The voice espeak-ng has loaded (engine thread only): loading one reads its dictionary.
     private var loadedVoice: String?
@@ -31,10 +34,15 @@ public final class SpeechEngine: @unchecked Sendable {
         mailbox = try SynthesisMailbox(highWaterFrames: 22050 * bufferedSecondsAhead)
         let ready = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var failure: String?
-        let thread = Thread { [unowned self] in
+        // The thread holds the engine until `shutdown()` ends it.
+        let thread = Thread { [self] in
             failure = self.initializeOnEngineThread()
             ready.signal()
-            if failure == nil { self.runJobs() }
+            if failure == nil {
+                self.runJobs()
+                espeak_ng_Terminate()
+            }
+            self.stopped.signal()
         }
         thread.name = "lector-espeak"
         thread.stackSize = 4 << 20
@@ -55,6 +63,20 @@ public final class SpeechEngine: @unchecked Sendable {
     /// Stop `id` wherever it is: waiting, or mid-synthesis (the callback aborts at its next call).
     public func cancel(id: UInt64) {
         mailbox.cancel(id)
+    }
+
+    /// Cancels everything, ends the engine thread and frees espeak-ng; waits at most `timeout`
+    /// seconds for the speech in progress to stop. Part of the daemon's teardown.
+    public func shutdown(timeout: Double = 2) {
+        inbox.lock()
+        guard !stopping else { inbox.unlock(); return }
+        stopping = true
+        let cancelled = jobs.map(\.id) + (running.map { [$0] } ?? [])
+        jobs = []
+        inbox.signal()
+        inbox.unlock()
+        for id in cancelled { mailbox.cancel(id) }
+        _ = stopped.wait(timeout: .now() + timeout)
     }
 
     // MARK: - engine thread only
@@ -79,10 +101,18 @@ public final class SpeechEngine: @unchecked Sendable {
     private func runJobs() {
         while true {
             inbox.lock()
-            while jobs.isEmpty { inbox.wait() }
+            while jobs.isEmpty && !stopping { inbox.wait() }
+            if stopping {
+                inbox.unlock()
+                return
+            }
             let job = jobs.removeFirst()
+            running = job.id
             inbox.unlock()
             run(job)
+            inbox.lock()
+            running = nil
+            inbox.unlock()
         }
     }
 

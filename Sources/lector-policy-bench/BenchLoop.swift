@@ -74,13 +74,13 @@ final class BenchLoop: @unchecked Sendable {
     private(set) var loop: EventLoop!
     private(set) var bus: Bus!
     private(set) var soundServer: SoundServer!
-    let mirror = SoundServerMirror()
+    private(set) var mirror: SoundServerMirror!
+    /// The mirror's picture now (loop thread).
+    var snapshot: AudioSnapshot { MainActor.assumeIsolated { mirror.snapshot } }
     private var watches: [Watch] = []
     /// The last events with their times, for failure messages.
     private var recent: [(UInt64, String)] = []
 
-    private var inbox: LoopInbox!
-    private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
     /// Written by the loop thread before it signals that it is ready.
     private var setupError: Error?
@@ -96,9 +96,9 @@ final class BenchLoop: @unchecked Sendable {
     /// environment) and returns once the mirror holds the server's first full picture.
     func start(timeout: TimeInterval = 10) throws {
         let ready = DispatchSemaphore(value: 0)
-        let thread = Thread { [unowned self] in
+        MainThreadWork.submit { [unowned self] in
             do {
-                try self.setUp()
+                try MainActor.assumeIsolated { try self.setUp() }
             } catch {
                 self.setupError = error
                 ready.signal()
@@ -106,21 +106,21 @@ final class BenchLoop: @unchecked Sendable {
                 return
             }
             ready.signal()
-            _ = try? self.loop.run()
+            _ = try? MainActor.assumeIsolated { try self.loop.run() }
             self.finished.signal()
         }
-        thread.name = "policy-bench-loop"
-        self.thread = thread
-        thread.start()
         guard ready.wait(timeout: .now() + timeout) == .success else { throw BenchError("the benchmark's event loop did not start") }
         if let setupError { throw BenchError("setting up the benchmark's loop: \(setupError)") }
-        let synced = try arm("the benchmark's sound-server mirror to list the server") { [unowned self] _ in self.mirror.isSynced }
+        let synced = try arm("the benchmark's sound-server mirror to list the server") { [unowned self] _ in
+            MainActor.assumeIsolated { self.mirror.isSynced }
+        }
         try wait(synced, timeout: timeout)
     }
 
+    @MainActor
     private func setUp() throws {
         loop = try EventLoop()
-        inbox = try LoopInbox(loop: loop)
+        mirror = SoundServerMirror()
         bus = try Bus.session()
         try bus.attach(to: loop)
         // No sender= in the rules: sd-bus compares it locally with the unique name. Only the
@@ -165,13 +165,16 @@ final class BenchLoop: @unchecked Sendable {
 
     /// Ends the loop and its thread.
     func stop() {
-        post { [unowned self] in self.loop.exit() }
+        post { [unowned self] in MainActor.assumeIsolated { self.loop.exit() } }
         _ = finished.wait(timeout: .now() + 5)
     }
 
     // MARK: - crossing threads
 
-    func post(_ body: @escaping () -> Void) { inbox.post(body) }
+    func post(_ body: @escaping () -> Void) {
+        nonisolated(unsafe) let body = body   // runs on the loop thread, the only one touching its captures
+        LoopInbox.post { body() }
+    }
 
     /// Runs `body` on the loop thread and returns its result.
     func sync<T>(timeout: TimeInterval = 10, _ body: @escaping () throws -> T) throws -> T {
@@ -264,7 +267,7 @@ final class BenchLoop: @unchecked Sendable {
 
     // MARK: - sound server requests (loop thread)
 
-    var context: OpaquePointer? { soundServer.context }
+    var context: OpaquePointer? { MainActor.assumeIsolated { soundServer.context } }
 
     /// pa_context_load_module; `done` gets the module index (nil if it failed).
     func loadModule(_ name: String, arguments: String, done: @escaping (UInt32?) -> Void) {
@@ -354,4 +357,30 @@ final class BenchLoop: @unchecked Sendable {
 final class Callback<T> {
     let body: (T) -> Void
     init(_ body: @escaping (T) -> Void) { self.body = body }
+}
+
+/// The daemon's wrappers are @MainActor: the bench's event loop runs on the main thread, and the
+/// measurements are driven from a thread of their own (main.swift). `submit` hands the main
+/// thread its work.
+enum MainThreadWork {
+    nonisolated(unsafe) private static var work: [() -> Void] = []
+    private static let lock = NSCondition()
+
+    static func submit(_ body: @escaping () -> Void) {
+        lock.lock()
+        work.append(body)
+        lock.signal()
+        lock.unlock()
+    }
+
+    /// Main thread: runs submitted work for ever (the process exits from the other thread).
+    static func serve() -> Never {
+        while true {
+            lock.lock()
+            while work.isEmpty { lock.wait() }
+            let body = work.removeFirst()
+            lock.unlock()
+            body()
+        }
+    }
 }

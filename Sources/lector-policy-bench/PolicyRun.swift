@@ -210,10 +210,10 @@ final class PolicyRun {
             let paused = loop.armHere("PropertiesChanged PlaybackStatus Paused after the headset's removal", self.statusSignal("Paused"))
             let reason = loop.armHere("PropertiesChanged PausedBecause after the headset's removal", self.pausedBecauseSignal())
             let gone = loop.armHere("the bench mirror sees \(Self.headset) removed") { _ in
-                loop.mirror.snapshot.sinks[headsetIndex] == nil
+                loop.snapshot.sinks[headsetIndex] == nil
             }
             let corked = loop.armHere("the narration stream corked after the headset's removal") { _ in
-                loop.mirror.snapshot.stream(named: Self.narrationName)?.corked == true
+                loop.snapshot.stream(named: Self.narrationName)?.corked == true
             }
             let t0 = monotonicNanoseconds()
             loop.unloadModule(module) { _ in }
@@ -239,10 +239,10 @@ final class PolicyRun {
         let loop = self.loop!
         let start = try loop.sync { () -> (t0: UInt64, corked: Watch, seen: Watch, paused: Watch, reason: Watch) in
             let corked = loop.armHere("the narration stream corked after the phone stream started") { _ in
-                loop.mirror.snapshot.stream(named: Self.narrationName)?.corked == true
+                loop.snapshot.stream(named: Self.narrationName)?.corked == true
             }
             let seen = loop.armHere("the bench mirror lists the phone stream") { _ in
-                loop.mirror.snapshot.playbacks.values.contains { $0.applicationName == CallStream.name }
+                loop.snapshot.playbacks.values.contains { $0.applicationName == CallStream.name }
             }
             let paused = loop.armHere("PropertiesChanged PlaybackStatus Paused for the call", self.statusSignal("Paused"))
             let reason = loop.armHere("PropertiesChanged PausedBecause for the call", self.pausedBecauseSignal())
@@ -261,8 +261,8 @@ final class PolicyRun {
         let end = try loop.sync { () -> (t0: UInt64, playing: Watch, uncorked: Watch) in
             let playing = loop.armHere("PropertiesChanged PlaybackStatus Playing after the call ended", self.statusSignal("Playing"))
             let uncorked = loop.armHere("the narration stream uncorked after the call ended") { _ in
-                loop.mirror.snapshot.stream(named: Self.narrationName)?.corked == false
-                    && !loop.mirror.snapshot.playbacks.values.contains { $0.applicationName == CallStream.name }
+                loop.snapshot.stream(named: Self.narrationName)?.corked == false
+                    && !loop.snapshot.playbacks.values.contains { $0.applicationName == CallStream.name }
             }
             let t0 = monotonicNanoseconds()
             self.call?.end()
@@ -297,12 +297,12 @@ final class PolicyRun {
             throw BenchError("\(error)\npacat: \(player.output)")
         }
         let ok: Bool = try loop.request("set the music stream's volume") { [unowned self] done in
-            self.loop.mirror.setPlaybackVolume(index, Self.musicVolume) { done($0) }
+            MainActor.assumeIsolated { self.loop.mirror.setPlaybackVolume(index, Self.musicVolume) { done($0) } }
         }
         guard ok else { throw BenchError("could not set the music stream's volume") }
         try waitUntil("the music stream at \(Self.musicVolume)", timeout: 5) { $0.playbacks[index]?.volume == Self.musicVolume }
         try loop.sync { [unowned self] in
-            let snapshot = self.loop.mirror.snapshot
+            let snapshot = self.loop.snapshot
             guard let speech = snapshot.stream(named: Self.speechName), snapshot.playbacks[index]?.device == speech.device else {
                 throw BenchError("the music stream is not on the announcement stream's sink: nothing would be ducked")
             }
@@ -325,18 +325,18 @@ final class PolicyRun {
         let reply = Reply()
         let watches = try loop.sync { () -> (t0: UInt64, first: Watch, ducked: Watch, finished: Watch, restored: Watch) in
             let first = loop.armHere("the music stream's first ramp step (volume below \(original))") { _ in
-                guard let volume = loop.mirror.snapshot.playbacks[music]?.volume else { return false }
+                guard let volume = loop.snapshot.playbacks[music]?.volume else { return false }
                 return volume != original
             }
             let ducked = loop.armHere("the music stream ducked to exactly \(target) (\(original) x 0.3)") { _ in
-                loop.mirror.snapshot.playbacks[music]?.volume == target
+                loop.snapshot.playbacks[music]?.volume == target
             }
             let finished = loop.armHere("SpeechFinished of the announcement") { event in
                 if case .speechFinished = event { return true }
                 return false
             }
             let restored = loop.armHere("the music stream restored to exactly \(original)") { _ in
-                ducked.firedAt != nil && loop.mirror.snapshot.playbacks[music]?.volume == original
+                ducked.firedAt != nil && loop.snapshot.playbacks[music]?.volume == original
             }
             let t0 = try loop.callAsync(destination: ControlClient.mprisName, path: ControlClient.objectPath,
                                interface: ControlClient.lectorInterface, member: "Speak", { writer in
@@ -401,7 +401,7 @@ final class PolicyRun {
     /// Waits until `condition` holds for the bench mirror's snapshot (evaluated on the loop thread).
     private func waitUntil(_ what: String, timeout: TimeInterval, _ condition: @escaping (AudioSnapshot) -> Bool) throws {
         let loop = self.loop!
-        try loop.wait(try loop.arm(what) { _ in condition(loop.mirror.snapshot) }, timeout: timeout)
+        try loop.wait(try loop.arm(what) { _ in condition(loop.snapshot) }, timeout: timeout)
     }
 
     private func setDefaultSink(_ name: String) throws {

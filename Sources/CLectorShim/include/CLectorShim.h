@@ -12,6 +12,11 @@
 pa_mainloop_api *lector_pulse_api_new(sd_event *event);
 void lector_pulse_api_free(pa_mainloop_api *api);
 
+/* The main dispatch queue, driven by the sd-event loop: watch the handle (an eventfd: read it
+ * first), then drain. `Task { @MainActor in }` and DispatchQueue.main then run on the loop. */
+int lector_main_queue_handle(void);
+void lector_main_queue_drain(void);
+
 /* io.github.lector.Lector1: the handlers Swift implements. The vtable is built once with the
  * real SD_BUS_* macros and lives for the whole process (sd-bus keeps the pointer). */
 typedef struct lector_lector1_handlers {
