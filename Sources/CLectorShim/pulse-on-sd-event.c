@@ -1,5 +1,7 @@
 /* pa_mainloop_api implemented on sd-event, so libpulse and sd-bus share one loop and one thread.
- * libpulse hands foreign loops wall-clock times (pa_context_rttime_new converts), hence CLOCK_REALTIME. */
+ * libpulse hands foreign loops wall-clock times (pa_context_rttime_new converts), hence CLOCK_REALTIME.
+ * Once the loop has finished, sd-event refuses new sources; libpulse aborts when an event cannot be
+ * made, so then an event without a source is returned: it never fires, and the process is exiting. */
 #include "CLectorShim.h"
 #include <stdlib.h>
 #include <sys/time.h>
@@ -53,15 +55,13 @@ static pa_io_event *io_new(pa_mainloop_api *a, int fd, pa_io_event_flags_t event
     pa_io_event *e = calloc(1, sizeof *e);
     if (!e) return NULL;
     *e = (pa_io_event){ .api = a, .callback = cb, .userdata = userdata };
-    if (sd_event_add_io(loop_of(a), &e->source, fd, to_epoll(events), io_dispatch, e) < 0) {
-        free(e);
-        return NULL;
-    }
-    sd_event_source_set_enabled(e->source, events ? SD_EVENT_ON : SD_EVENT_OFF);
+    if (sd_event_add_io(loop_of(a), &e->source, fd, to_epoll(events), io_dispatch, e) < 0) e->source = NULL;
+    if (e->source) sd_event_source_set_enabled(e->source, events ? SD_EVENT_ON : SD_EVENT_OFF);
     return e;
 }
 
 static void io_enable(pa_io_event *e, pa_io_event_flags_t events) {
+    if (!e->source) return;
     if (events) sd_event_source_set_io_events(e->source, to_epoll(events));
     sd_event_source_set_enabled(e->source, events ? SD_EVENT_ON : SD_EVENT_OFF);
 }
@@ -90,6 +90,7 @@ static int time_dispatch(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 static void time_restart(pa_time_event *e, const struct timeval *tv) {
+    if (!e->source) return;
     if (!tv) {
         sd_event_source_set_enabled(e->source, SD_EVENT_OFF);
         return;
@@ -104,10 +105,8 @@ static pa_time_event *time_new(pa_mainloop_api *a, const struct timeval *tv,
     if (!e) return NULL;
     *e = (pa_time_event){ .api = a, .callback = cb, .userdata = userdata };
     if (sd_event_add_time(loop_of(a), &e->source, CLOCK_REALTIME, tv ? timeval_usec(tv) : 0, 0,
-                          time_dispatch, e) < 0) {
-        free(e);
-        return NULL;
-    }
+                          time_dispatch, e) < 0)
+        e->source = NULL;
     time_restart(e, tv);
     return e;
 }
@@ -131,16 +130,13 @@ static pa_defer_event *defer_new(pa_mainloop_api *a, pa_defer_event_cb_t cb, voi
     pa_defer_event *e = calloc(1, sizeof *e);
     if (!e) return NULL;
     *e = (pa_defer_event){ .api = a, .callback = cb, .userdata = userdata };
-    if (sd_event_add_defer(loop_of(a), &e->source, defer_dispatch, e) < 0) {
-        free(e);
-        return NULL;
-    }
-    sd_event_source_set_enabled(e->source, SD_EVENT_ON);
+    if (sd_event_add_defer(loop_of(a), &e->source, defer_dispatch, e) < 0) e->source = NULL;
+    if (e->source) sd_event_source_set_enabled(e->source, SD_EVENT_ON);
     return e;
 }
 
 static void defer_enable(pa_defer_event *e, int b) {
-    sd_event_source_set_enabled(e->source, b ? SD_EVENT_ON : SD_EVENT_OFF);
+    if (e->source) sd_event_source_set_enabled(e->source, b ? SD_EVENT_ON : SD_EVENT_OFF);
 }
 
 static void defer_free(pa_defer_event *e) {

@@ -65,10 +65,10 @@ public struct MessageWriter {
     }
 }
 
-/// How many bytes a message may still take. 32 MiB: the system bus's default message limit,
-/// half of the spec's array limit (64 MiB), which the bus enforces by disconnecting the sender.
+/// How many bytes a message may take: 30 MiB, below the 32 MiB that dbus-daemon accepts by default
+/// (it disconnects a client that sends more) and below the spec's 64 MiB array limit.
 public final class MessageBudget {
-    public static let defaultBytes = 32 << 20
+    public static let defaultBytes = 30 << 20
     public let limit: Int
     public private(set) var spent = 0
 

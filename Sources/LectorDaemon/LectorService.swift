@@ -195,9 +195,21 @@ public final class LectorService {
         sd_notify(0, "STOPPING=1")
         quiesce()
         let status = reason.status
-        exitDeadline = try? loop.timer { [weak self] in self?.loop.exit(status) }
+        let leave: @MainActor () -> Void = { [weak self] in
+            guard let self else { return }
+            self.closeAudio()   // while the loop runs: libpulse needs it to take the streams down
+            self.loop.exit(status)
+        }
+        exitDeadline = try? loop.timer(handler: leave)
         exitDeadline?.schedule(after: Self.exitDrainMicroseconds)
-        soundServer.drain { [weak self] in self?.loop.exit(status) }
+        soundServer.drain(leave)
+    }
+
+    /// Narration's and the announcements' streams, then the sound server's context. Idempotent.
+    private func closeAudio() {
+        narrator.close()
+        stream = nil
+        soundServer.close()        // streams, mirror, then the context
     }
 
     /// Stops narration at the word being heard and writes its bookmark (waiting until it is on
@@ -224,9 +236,7 @@ public final class LectorService {
         policy.close()
         notificationMonitor?.close()
         notificationMonitor = nil
-        narrator.close()
-        stream = nil
-        soundServer.close()        // streams, mirror, then the context
+        closeAudio()
         engine.shutdown()
         for source in sources { source.close() }
         sources = []

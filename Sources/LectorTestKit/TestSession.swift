@@ -126,6 +126,15 @@ public final class TestSession: @unchecked Sendable {
         }
     }
 
+    /// Stops the session bus and starts a new one at the same address, as a `dbus-daemon`
+    /// restart or a logout does to the clients connected to it: they lose their connection.
+    public func restartBus() throws {
+        let old = lock.withLock { bus }
+        old?.terminate(signal: SIGTERM, grace: 3)
+        try? FileManager.default.removeItem(atPath: runtimeDirectory.path + "/bus")
+        try startBus()
+    }
+
     /// Blocks until `name` is owned on the private bus (does not activate it).
     public func waitForBusName(_ name: String, timeout: TimeInterval = 10) throws {
         let seconds = Int(timeout.rounded(.up)) + 1

@@ -177,6 +177,25 @@ final class DuckTests: XCTestCase {
         }, "the journal stays after recovery")
     }
 
+    /// The bus going away mid-duck ends the daemon through its teardown: the other app's volume
+    /// is back before the process is gone (no restart needed to repair it).
+    func testBusLostMidDuckRestoresVolumesBeforeExiting() throws {
+        let fixture = try PolicyFixture()
+        defer { fixture.shutdown() }
+        let (_, music) = try startMusic(fixture)
+        let ducked = Self.scaled(music.volume, 0.3)
+        try fixture.say(Self.sentence + " " + Self.sentence)
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.stream(music.index)?.volume == ducked },
+                      "not ducked\(fixture.context)")
+        try fixture.session.restartBus()
+        XCTAssertEqual(fixture.daemon.waitForExit(timeout: 10), 1,
+                       "losing the bus is a failure exit\n\(fixture.daemon.output)")
+        XCTAssertFalse(fixture.daemon.output.contains("Program crashed"), fixture.daemon.output)
+        XCTAssertEqual(try fixture.stream(music.index)?.volume, music.volume,
+                       "the duck was not released before the daemon exited\(fixture.context)")
+        try assertSaved(fixture, role: "music", is: music.volume)
+    }
+
     func testSoundServerRestartMidDuckLeavesNoDuckedVolumeSaved() throws {
         let fixture = try PolicyFixture()
         defer { fixture.shutdown() }
