@@ -55,8 +55,7 @@ let package = Package(
         .executableTarget(name: "lector",
                           dependencies: ["LectorDaemon", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
                                          "LectorSpeech", "LectorLoop", "CSystemd", "CEspeakNG", "CLectorShim",
-                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
-                          swiftSettings: cEdge),
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .target(name: "LectorTestKit", dependencies: ["LectorCore"]),
         .executableTarget(name: "lector-bench",

@@ -13,8 +13,8 @@ public enum MethodReply {
         defer { sd_bus_message_unref(reply) }
         do {
             try build(MessageWriter(reply))
-        } catch let error as MessageTooLarge {
-            return sendError(to: call, LectorError(.replyTooLarge, "\(error); ask for less (fewer tracks, one chapter)")) < 0 ? -EINVAL : 1
+        } catch is MessageTooLarge {
+            return sendError(to: call, named(MessageTooLarge(limit: MessageBudget.defaultBytes))) < 0 ? -EINVAL : 1
         } catch let error as LectorError {
             return sendError(to: call, error) < 0 ? -EINVAL : 1
         } catch let error as SystemError {
@@ -42,6 +42,22 @@ public enum MethodReply {
     /// Fills `error` so sd-bus replies with e.g. `io.github.lector.Error.UnknownVoice`.
     public static func fail(_ error: LectorError, into busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
         sd_bus_error_set(busError, error.busName, error.message)
+    }
+
+    /// Any error a handler threw, under its specific name (see `named(_:)`).
+    public static func fail(_ error: any Error, into busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        fail(named(error), into: busError)
+    }
+
+    /// The named error a client gets for `error`: a `LectorError` as it is, a message too large
+    /// for the bus as `ReplyTooLarge`; only what no client can cause is left `Failed`.
+    public static func named(_ error: any Error) -> LectorError {
+        switch error {
+        case let error as LectorError: return error
+        case let error as MessageTooLarge:
+            return LectorError(.replyTooLarge, "\(error); ask for less (fewer tracks, one chapter)")
+        default: return LectorError(.failed, "\(error)")
+        }
     }
 }
 

@@ -53,7 +53,7 @@ extension LectorService {
         } catch let failure as LectorError {
             return MethodReply.fail(failure, into: busError)
         } catch {
-            return MethodReply.fail(.init(.failed, "\(error)"), into: busError)
+            return MethodReply.fail(error, into: busError)
         }
 
         openGeneration += 1
@@ -97,7 +97,7 @@ extension LectorService {
         narrator.voice = voice(forBookLanguage: prepared.book.language)
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)
         announceTrackListReplaced()
-        Journal.log(.info, "opened \"\(prepared.book.title)\" (\(prepared.book.chapterCount) chapters) at chapter \(prepared.startChapter + 1)",
+        Journal.log(.info, "opened \"\(BusText.capped(prepared.book.title))\" (\(prepared.book.chapterCount) chapters) at chapter \(prepared.startChapter + 1)",
                     fields: ["LECTOR_BOOK": prepared.book.url.path, "LECTOR_CHAPTER": String(prepared.startChapter + 1)])
         bookGeneration += 1
         latestBook.set(bookGeneration)

@@ -67,7 +67,7 @@ extension LectorService {
         } catch let failure as LectorError {
             return MethodReply.fail(failure, into: busError)
         } catch {
-            return MethodReply.fail(.init(.failed, "\(error)"), into: busError)
+            return MethodReply.fail(error, into: busError)
         }
     }
 }

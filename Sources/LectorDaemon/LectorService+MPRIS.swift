@@ -140,7 +140,7 @@ extension LectorService {
                     throw LectorError(.invalidArgument, "no chapter \(chapter) in the open book")
                 }
                 guard let text = book.chapterTexts[chapter] else {
-                    throw LectorError(.failed, "chapter \(chapter) is still being read from the book; try again shortly")
+                    throw LectorError(.chapterNotReady, "chapter \(chapter) is still being read from the book; try again shortly")
                 }
                 return MethodReply.send(to: message) {
                     try $0.appendObjectPath(book.trackID(chapter))
@@ -153,7 +153,7 @@ extension LectorService {
         } catch let failure as LectorError {
             return MethodReply.fail(failure, into: busError)
         } catch {
-            return MethodReply.fail(.init(.failed, "\(error)"), into: busError)
+            return MethodReply.fail(error, into: busError)
         }
     }
 
@@ -193,7 +193,9 @@ extension LectorService {
             case "Tracks":
                 try writer.container("a", "o") {
                     if let book = narrator.book {
-                        for chapter in 0..<book.chapterCount { try writer.appendObjectPath(book.trackID(chapter)) }
+                        for chapter in BusText.trackWindow(count: book.chapterCount, current: state.chapter) {
+                            try writer.appendObjectPath(book.trackID(chapter))
+                        }
                     }
                 }
             case "Book": try writeBook(writer)
@@ -203,7 +205,7 @@ extension LectorService {
             }
             return 1
         } catch {
-            return MethodReply.fail(.init(.failed, "\(error)"), into: busError)
+            return MethodReply.fail(error, into: busError)
         }
     }
 
@@ -246,9 +248,9 @@ extension LectorService {
     func writeMetadata(_ writer: MessageWriter, chapter: Int) throws {
         guard let book = narrator.book else { return }
         try writer.entry("mpris:trackid", "o") { try $0.appendObjectPath(book.trackID(chapter)) }
-        try writer.entry("xesam:title", "s") { try $0.append(book.chapterTitles[chapter]) }
-        try writer.entry("xesam:album", "s") { try $0.append(book.title) }
-        try writer.entry("xesam:artist", "as") { try $0.appendStrings(book.authors) }
+        try writer.entry("xesam:title", "s") { try $0.append(BusText.capped(book.chapterTitles[chapter])) }
+        try writer.entry("xesam:album", "s") { try $0.append(BusText.capped(book.title)) }
+        try writer.entry("xesam:artist", "as") { try $0.appendStrings(BusText.cappedList(book.authors)) }
         try writer.entry("xesam:trackNumber", "i") { try $0.append(Int32(chapter + 1)) }
         try writer.entry("xesam:url", "s") { try $0.append(book.url.absoluteString) }
         try writer.entry("mpris:length", "x") { try $0.append(narrator.length(ofChapter: chapter)) }
@@ -260,9 +262,9 @@ extension LectorService {
     private func writeBook(_ writer: MessageWriter) throws {
         try writer.container("a", "{sv}") {
             guard let book = narrator.book else { return }
-            try writer.entry("title", "s") { try $0.append(book.title) }
-            try writer.entry("authors", "as") { try $0.appendStrings(book.authors) }
-            try writer.entry("language", "s") { try $0.append(book.language ?? "") }
+            try writer.entry("title", "s") { try $0.append(BusText.capped(book.title)) }
+            try writer.entry("authors", "as") { try $0.appendStrings(BusText.cappedList(book.authors)) }
+            try writer.entry("language", "s") { try $0.append(BusText.capped(book.language ?? "", maxCharacters: 64)) }
             try writer.entry("cover", "s") { try $0.append(book.coverURL?.absoluteString ?? "") }
             try writer.entry("url", "s") { try $0.append(book.url.absoluteString) }
             try writer.entry("chapter-count", "u") { try $0.append(UInt32(book.chapterCount)) }
@@ -276,7 +278,9 @@ extension LectorService {
         bus.emitPropertiesChanged(path: MPRISNames.path, interface: MPRISNames.trackList, names: ["Tracks"])
         emitSignal(MPRISNames.path, MPRISNames.trackList, "TrackListReplaced") { writer in
             try writer.container("a", "o") {
-                for chapter in 0..<book.chapterCount { try writer.appendObjectPath(book.trackID(chapter)) }
+                for chapter in BusText.trackWindow(count: book.chapterCount, current: narrator.state.chapter) {
+                    try writer.appendObjectPath(book.trackID(chapter))
+                }
             }
             try writer.appendObjectPath(narrator.trackID)
         }

@@ -69,7 +69,7 @@ extension LectorService {
         } catch let failure as LectorError {
             return MethodReply.fail(failure, into: busError)
         } catch {
-            return MethodReply.fail(.init(.failed, "\(error)"), into: busError)
+            return MethodReply.fail(error, into: busError)
         }
     }
 
@@ -102,7 +102,7 @@ extension LectorService {
         } catch let failure as LectorError {
             return MethodReply.fail(failure, into: busError)
         } catch {
-            return MethodReply.fail(.init(.failed, "\(error)"), into: busError)
+            return MethodReply.fail(error, into: busError)
         }
     }
 

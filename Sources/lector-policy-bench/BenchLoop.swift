@@ -267,7 +267,7 @@ final class BenchLoop: @unchecked Sendable {
 
     // MARK: - sound server requests (loop thread)
 
-    var context: OpaquePointer? { MainActor.assumeIsolated { soundServer.context } }
+    var context: OpaquePointer? { MainActor.assumeIsolated { soundServer.context.map(UInt.init(bitPattern:)) }.flatMap(OpaquePointer.init(bitPattern:)) }
 
     /// pa_context_load_module; `done` gets the module index (nil if it failed).
     func loadModule(_ name: String, arguments: String, done: @escaping (UInt32?) -> Void) {

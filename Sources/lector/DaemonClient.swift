@@ -20,14 +20,14 @@ final class DaemonClient {
     /// Subscribes to `SpeechFinished` and the daemon's exit; call before `speak` so no signal is missed.
     func watchFinishes() throws {
         let rule = "type='signal',sender='\(BusNames.service)',path='\(BusNames.objectPath)',interface='\(BusNames.interface)',member='SpeechFinished'"
-        try bus.addMatch(rule) { [unowned self] message in
-            if let id = try? message.readUInt64(), let reason = try? message.readString() { self.finished[id] = reason }
+        try bus.addMatch(rule) { [weak self] message in
+            if let id = try? message.readUInt64(), let reason = try? message.readString() { self?.finished[id] = reason }
         }
         let owner = "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(BusNames.service)'"
-        try bus.addMatch(owner) { [unowned self] message in
+        try bus.addMatch(owner) { [weak self] message in
             _ = try? message.readString()
             _ = try? message.readString()
-            if (try? message.readString()) == "" { self.daemonGone = true }
+            if (try? message.readString()) == "" { self?.daemonGone = true }
         }
     }
 

@@ -164,14 +164,10 @@ struct Doctor: ParsableCommand {
 
     // MARK: - Voices
 
-    nonisolated(unsafe) private static var keptEngine: SpeechEngine?
-
     private func checkVoices(_ report: inout Report) -> [Voice]? {
         let engine: SpeechEngine
         do {
             engine = try SpeechEngine(bufferedSecondsAhead: 1)
-            // Its thread holds it unowned and waits for jobs forever: it must outlive the thread.
-            Self.keptEngine = engine
         } catch {
             report.add(.fail, "voices", "\(error). Fix: apt install espeak-ng-data (or set ESPEAK_DATA_PATH to its directory)")
             return nil
@@ -180,6 +176,7 @@ struct Doctor: ParsableCommand {
         let version = String(cString: espeak_Info(&path))
         let data = path.map { String(cString: $0) } ?? "?"
         let voices = engine.voices
+        engine.shutdown()   // its thread ends and frees espeak-ng; the list is ours
         guard !voices.isEmpty else {
             report.add(.fail, "voices", "espeak-ng \(version) lists no voices in \(data). Fix: apt install --reinstall espeak-ng-data")
             return voices
@@ -258,7 +255,7 @@ struct Report {
         case .fail: failures += 1
         }
         print(status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0) + check + ": " + message)
-        fflush(stdout)
+        fflush(nil)   // every stream: the line is seen at once, even piped
     }
 
     func summary() {

@@ -25,10 +25,10 @@ struct Status: ParsableCommand {
             }
             if terminal {
                 print("\r\u{1B}[2K" + snapshot.progressLine, terminator: "")
-                fflush(stdout)
+                fflush(nil)   // every stream: the line is seen at once, even piped
             } else if snapshot.identity != last {
                 print(snapshot.plainLine)
-                fflush(stdout)
+                fflush(nil)   // every stream: the line is seen at once, even piped
                 last = snapshot.identity
             }
             usleep(terminal ? 250_000 : 500_000)

@@ -1,0 +1,47 @@
+import Foundation
+import LectorTestKit
+import XCTest
+
+/// Nothing a client asks for makes the daemon build a message the bus refuses (the bus would
+/// disconnect it): too large an answer is the named error ReplyTooLarge, and it goes on serving.
+final class BusLimitTests: XCTestCase {
+    /// Debian's python3 with python3-dbus (gdbus cannot pass a 10 MB argument on a command line).
+    private static let python = "/usr/bin/python3"
+
+    private static let script = """
+    import sys, dbus
+    bus = dbus.SessionBus()
+    tracklist = dbus.Interface(bus.get_object("org.mpris.MediaPlayer2.lector", "/org/mpris/MediaPlayer2"),
+                               "org.mpris.MediaPlayer2.TrackList")
+    ids = [dbus.ObjectPath(sys.argv[1])] * int(sys.argv[2])
+    try:
+        answer = tracklist.GetTracksMetadata(ids, timeout=60)
+        print("answered", len(answer))
+    except dbus.DBusException as error:
+        print("error", error.get_dbus_name(), error.get_dbus_message())
+    """
+
+    func testGetTracksMetadataTooLargeForTheBusIsANamedErrorAndTheDaemonGoesOn() throws {
+        let book = try BookFixtures.require(BookFixtures.wasteland)
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        try fixture.open(book, play: false)
+        let text = try fixture.call(PlayerFixture.narrator, "GetChapterText", ["0"], path: PlayerFixture.narratorPath)
+        XCTAssertTrue(text.succeeded, "\(text)")
+        let track = try XCTUnwrap(text.stdout.firstMatch(of: /objectpath '([^']+)'/)?.1, "no track id in \(text.stdout)")
+
+        let file = fixture.session.directory.appendingPathComponent("tracks.py")
+        try Self.script.write(to: file, atomically: true, encoding: .utf8)
+        // A few thousand ids are answered in full ...
+        let small = try fixture.session.run(Self.python, ["-I", file.path, String(track), "5000"], timeout: 60)
+        XCTAssertTrue(small.stdout.contains("answered 5000"), "\(small)")
+        // ... 200,000 (about 70 MB of metadata) are refused by name, not sent.
+        let large = try fixture.session.run(Self.python, ["-I", file.path, String(track), "200000"], timeout: 90)
+        XCTAssertTrue(large.stdout.contains("error io.github.lector.Error.ReplyTooLarge"), "\(large)\(fixture.context)")
+        XCTAssertTrue(large.stdout.contains("ask for less"), "the message says what to change: \(large)")
+
+        XCTAssertTrue(fixture.daemon.isRunning, "the daemon died\n\(fixture.daemon.output)")
+        XCTAssertTrue(try fixture.session.busNameHasOwner(PlayerFixture.mprisName), "the daemon lost its bus name")
+        XCTAssertEqual(try fixture.status(), "Stopped", "the daemon still answers (opened without playing)\(fixture.context)")
+    }
+}
