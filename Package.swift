@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layout (one job per target):
-//   C edges       CSystemd, CPulse, CEspeakNG (system libraries), CLectorShim (what Swift cannot do in C)
+//   C edges       CSystemd, CPulse, CEspeakNG, CLinux (system headers); one small C target per job Swift
+//                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue
 //   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library; unit-tested alone)
 //   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
 //   the service   LectorDaemon (one context, one event loop), lector (CLI)
@@ -31,7 +32,10 @@ let package = Package(
                        providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng",
                        providers: [.apt(["libespeak-ng-dev"])]),
-        .target(name: "CLectorShim", dependencies: ["CSystemd", "CPulse"]),
+        .systemLibrary(name: "CLinux"),
+        .target(name: "CBusVtable", dependencies: ["CSystemd"]),
+        .target(name: "CPulseLoop", dependencies: ["CSystemd", "CPulse"]),
+        .target(name: "CMainQueue"),
 
         .target(name: "LectorCore"),
         // Books: EPUB 2/3 and plain text to chapters of speakable text. Swift only (its zip
@@ -45,16 +49,16 @@ let package = Package(
 
         // Bookmarks on disk: Foundation only, written atomically off the event loop.
         .target(name: "LectorState", dependencies: ["LectorCore", "LectorPolicy"]),
-        .target(name: "LectorLoop", dependencies: ["CSystemd", "CLectorShim"]),
-        .target(name: "LectorBus", dependencies: ["CSystemd", "CLectorShim", "LectorLoop", "LectorCore"]),
-        .target(name: "LectorAudio", dependencies: ["CPulse", "CLectorShim", "LectorLoop", "LectorCore", "LectorPolicy"]),
-        .target(name: "LectorSpeech", dependencies: ["CEspeakNG", "CLectorShim", "LectorCore"]),
+        .target(name: "LectorLoop", dependencies: ["CSystemd", "CMainQueue", "CLinux"]),
+        .target(name: "LectorBus", dependencies: ["CSystemd", "CBusVtable", "LectorLoop", "LectorCore"]),
+        .target(name: "LectorAudio", dependencies: ["CPulse", "CPulseLoop", "LectorLoop", "LectorCore", "LectorPolicy"]),
+        .target(name: "LectorSpeech", dependencies: ["CEspeakNG", "CLinux", "LectorCore"]),
         .target(name: "LectorDaemon",
                 dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore",
-                               "LectorBooks", "LectorState", "LectorPolicy", "LectorConfig", "CSystemd"]),
+                               "LectorBooks", "LectorState", "LectorPolicy", "LectorConfig", "CSystemd", "CLinux"]),
         .executableTarget(name: "lector",
                           dependencies: ["LectorDaemon", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
-                                         "LectorSpeech", "LectorLoop", "CSystemd", "CEspeakNG", "CLectorShim",
+                                         "LectorSpeech", "LectorLoop", "CSystemd", "CEspeakNG",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .target(name: "LectorTestKit", dependencies: ["LectorCore"]),

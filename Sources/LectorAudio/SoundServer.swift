@@ -1,4 +1,4 @@
-import CLectorShim
+import CPulseLoop
 import CPulse
 import LectorLoop
 

@@ -1,4 +1,3 @@
-import CLectorShim
 import CPulse
 import Glibc
 

@@ -11,6 +11,8 @@ public final class Bus {
     public let pointer: OpaquePointer
     private var slots: [OpaquePointer] = []
     private var matchHandlers: [MatchBox] = []
+    /// Served objects, withdrawn (before the matches) by `close()`.
+    private var objects: [BusObject] = []
     public private(set) var isClosed = false
 
     /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
@@ -32,6 +34,9 @@ public final class Bus {
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        let served = objects
+        objects = []
+        if !served.isEmpty { onLoopThread(served) { for object in $0.reversed() { object.close() } } }
         for slot in slots.reversed() { sd_bus_slot_unref(slot) }
         slots = []
         matchHandlers = []
@@ -54,13 +59,11 @@ public final class Bus {
         }
     }
 
-    /// Serves `vtable` at `path`. `vtable` and `userdata` must outlive the bus (sd-bus keeps both).
-    public func addObject(path: String, interface: String, vtable: UnsafePointer<sd_bus_vtable>,
-                          userdata: UnsafeMutableRawPointer?) throws {
-        var slot: OpaquePointer?
-        let r = sd_bus_add_object_vtable(pointer, &slot, path, interface, vtable, userdata)
-        guard r >= 0, let slot else { throw SystemError(errno: -r, "registering \(interface) at \(path)") }
-        slots.append(slot)
+    /// Serves `object` until the bus closes (or the object is closed).
+    @MainActor
+    public func add(_ object: BusObject) throws {
+        try object.register(on: pointer)
+        objects.append(object)
     }
 
     /// Takes a well-known name; fails if another process owns it.

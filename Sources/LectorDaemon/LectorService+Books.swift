@@ -38,27 +38,19 @@ extension LectorService {
         return url
     }
 
-    func openBook(uri: String, options: [String: OptionValue], message: OpaquePointer,
-                  _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
-        let url: URL
-        let opening: OpenOptions
-        do {
-            url = try Self.fileURL(from: uri)
-            opening = try OpenOptions(options)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-                throw LectorError(.notFound, "\(url.path): no such file")
-            }
-            if isDirectory.boolValue { throw LectorError(.badBook, "\(url.path) is a directory, not a book") }
-        } catch let failure as LectorError {
-            return MethodReply.fail(failure, into: busError)
-        } catch {
-            return MethodReply.fail(error, into: busError)
+    /// Checks the call on the loop, parses on `openQueue` and answers once the book is applied.
+    func openBook(uri: String, options: [String: OptionValue], call: MethodCall) throws -> MethodResult {
+        let url = try Self.fileURL(from: uri)
+        let opening = try OpenOptions(options)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw LectorError(.notFound, "\(url.path): no such file")
         }
+        if isDirectory.boolValue { throw LectorError(.badBook, "\(url.path) is a directory, not a book") }
 
         openGeneration += 1
         let generation = openGeneration
-        let call = DeferredReply(message)
+        let reply = call.deferReply()
         let store = bookmarks
         let covers = Self.coverDirectory()
         saveBookmark()   // re-opening the book being read must find where it is now
@@ -69,7 +61,7 @@ extension LectorService {
             LoopInbox.post { [weak self] in
                 guard let self else { return }
                 guard generation == self.openGeneration else {
-                    call.fail(LectorError(.superseded, "a later Open replaced this one before the book was read"))
+                    reply.fail(LectorError(.superseded, "a later Open replaced this one before the book was read"))
                     return
                 }
                 switch result {
@@ -80,16 +72,16 @@ extension LectorService {
                     } else {
                         self.apply(prepared, play: opening.play)
                     }
-                    call.send()
+                    reply.send()
                 case .failure(let error):
                     let failure = (error as? LectorError) ?? LectorError(.badBook, "\(error)")
                     Journal.log(.warning, "cannot open \(url.path): \(failure.message)",
                                 fields: ["LECTOR_BOOK": url.path, "LECTOR_ERROR": failure.kind.rawValue])
-                    call.fail(failure)
+                    reply.fail(failure)
                 }
             }
         }
-        return 1
+        return .answered
     }
 
     private func apply(_ prepared: PreparedBook, play: Bool) {

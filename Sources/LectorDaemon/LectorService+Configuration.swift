@@ -58,16 +58,4 @@ extension LectorService {
             request.voice = voice
         }
     }
-
-    /// `Reload()`: re-reads config.toml; a broken file is a `BadConfig` error naming file and line.
-    func reload(_ message: OpaquePointer, _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
-        do {
-            try reloadConfiguration()
-            return MethodReply.send(to: message)
-        } catch let failure as LectorError {
-            return MethodReply.fail(failure, into: busError)
-        } catch {
-            return MethodReply.fail(error, into: busError)
-        }
-    }
 }

@@ -1,4 +1,3 @@
-import CLectorShim
 import CSystemd
 import Foundation
 import LectorBus
@@ -8,36 +7,124 @@ import LectorLoop
 /// MPRIS 2.2 and io.github.lector.Narrator1: parse, act on the narrator, reply. Property
 /// changes are emitted by `narratorChanged`, from the narrator's own before/after states.
 extension LectorService {
-    static let dispatch: lector_dispatch_handlers = lector_dispatch_handlers(
-        method: { m, u, e in onLoopThread((m, u, e)) { m, u, e in service(u).mprisMethod(m!, e) } },
-        get: { _, _, interface, property, reply, u, e in
-            let interface = String(cString: interface!), property = String(cString: property!)
-            return onLoopThread((reply, u, e)) { reply, u, e in
-                service(u).mprisGet(interface, property, MessageWriter(reply!), e)
-            }
-        },
-        set: { _, _, interface, property, value, u, e in
-            let interface = String(cString: interface!), property = String(cString: property!)
-            return onLoopThread((value, u, e)) { value, u, e in
-                service(u).mprisSet(interface, property, MessageReader(value!), e)
-            }
-        })
+    /// MPRIS 2.2 (root, Player, TrackList) and Narrator1, member by member: each handler parses,
+    /// acts on the narrator and replies. A listener's action first tells the call tracker, so a
+    /// call ending afterwards does not resume by itself.
+    func mprisObjects() -> [BusObject] {
+        [rootObject(), playerObject(), trackListObject(), narrator1Object()]
+    }
 
-    /// Methods by which the listener takes over: no automatic resume after a call then.
-    static let listenerActions: Set<String> = ["Play", "Pause", "PlayPause", "Stop", "Next", "Previous", "Seek",
-                                               "SetPosition", "OpenUri", "GoTo", "Open"]
+    /// org.mpris.MediaPlayer2
+    private func rootObject() -> BusObject {
+        let members: [BusMember<LectorService>] = [
+            .method("Raise") { _, _ in .done },
+            .method("Quit") { service, _ in
+                // After the reply: the caller hears back before the bus connection closes.
+                LoopInbox.post { [weak service] in service?.requestExit(.quit) }
+                return .done
+            },
+            .property("CanQuit", "b", .constant) { _, reply in try reply.append(true) },
+            .property("CanRaise", "b", .constant) { _, reply in try reply.append(false) },
+            .property("HasTrackList", "b", .constant) { _, reply in try reply.append(true) },
+            .property("Identity", "s", .constant) { _, reply in try reply.append("Lector") },
+            .property("DesktopEntry", "s", .constant) { _, reply in try reply.append(MPRISNames.desktopEntry) },
+            .property("SupportedUriSchemes", "as", .constant) { _, reply in try reply.appendStrings(["file"]) },
+            .property("SupportedMimeTypes", "as", .constant) { _, reply in try reply.appendStrings(MPRISNames.mimeTypes) },
+        ]
+        return BusObject(path: MPRISNames.path, interface: MPRISNames.root, target: self, members: members)
+    }
+
+    /// org.mpris.MediaPlayer2.Player
+    private func playerObject() -> BusObject {
+        let members: [BusMember<LectorService>] = [
+            .method("Next") { service, _ in service.listenerActed(pausing: false); service.narrator.next(); return .done },
+            .method("Previous") { service, _ in service.listenerActed(pausing: false); service.narrator.previous(); return .done },
+            .method("Pause") { service, _ in service.listenerActed(pausing: true); service.narrator.pause(); return .done },
+            .method("PlayPause") { try $0.playPause($1) },
+            .method("Stop") { service, _ in service.listenerActed(pausing: true); service.narrator.stop(); return .done },
+            .method("Play") { service, _ in service.listenerActed(pausing: false); service.narrator.play(); return .done },
+            .method("Seek", in: "x", ["Offset"]) { service, call in
+                let offset = try call.reader.readInt64()
+                service.listenerActed(pausing: false)
+                service.narrator.seek(by: offset)
+                return .done
+            },
+            .method("SetPosition", in: "ox", ["TrackId", "Position"]) { service, call in
+                let track = try call.reader.readObjectPath()
+                let position = try call.reader.readInt64()
+                service.listenerActed(pausing: false)
+                service.narrator.setPosition(position, track: track)
+                return .done
+            },
+            .method("OpenUri", in: "s", ["Uri"]) { service, call in
+                let uri = try call.reader.readString()
+                service.listenerActed(pausing: false)
+                return try service.openBook(uri: uri, options: [:], call: call)
+            },
+            .signal("Seeked", "x", ["Position"]),
+            .property("PlaybackStatus", "s", .change) { try $1.append($0.narrator.state.status.rawValue) },
+            .property("LoopStatus", "s", .change,
+                      get: { try $1.append($0.narrator.state.loop.rawValue) },
+                      set: { try $0.setLoopStatus($1) }),
+            .property("Rate", "d", .change, get: { try $1.append($0.narrator.state.rate) }, set: { try $0.setRate($1) }),
+            .property("Shuffle", "b", .change,
+                      get: { _, reply in try reply.append(false) },
+                      set: { _, _ in throw LectorError.invalidArgument("chapters are read in order: Shuffle is not supported") }),
+            .property("Metadata", "a{sv}", .change) { try $0.writeCurrentMetadata($1) },
+            .property("Volume", "d", .change, get: { try $1.append($0.narrator.state.volume) }, set: { try $0.setVolume($1) }),
+            .property("Position", "x", .never) { try $1.append($0.narrator.position) },
+            .property("MinimumRate", "d", .constant) { _, reply in try reply.append(PlayerState.rateRange.lowerBound) },
+            .property("MaximumRate", "d", .constant) { _, reply in try reply.append(PlayerState.rateRange.upperBound) },
+            .property("CanGoNext", "b", .change) { try $1.append($0.narrator.state.canGoNext) },
+            .property("CanGoPrevious", "b", .change) { try $1.append($0.narrator.state.canGoPrevious) },
+            .property("CanPlay", "b", .change) { try $1.append($0.narrator.state.canPlay) },
+            .property("CanPause", "b", .change) { try $1.append($0.narrator.state.canPause) },
+            .property("CanSeek", "b", .change) { try $1.append($0.narrator.state.canSeek) },
+            .property("CanControl", "b", .constant) { _, reply in try reply.append(true) },
+        ]
+        return BusObject(path: MPRISNames.path, interface: MPRISNames.player, target: self, members: members)
+    }
+
+    /// org.mpris.MediaPlayer2.TrackList
+    private func trackListObject() -> BusObject {
+        let members: [BusMember<LectorService>] = [
+            .method("GetTracksMetadata", in: "ao", ["TrackIds"], out: "aa{sv}", ["Metadata"]) { try $0.tracksMetadata($1) },
+            .method("AddTrack", in: "sob", ["Uri", "AfterTrack", "SetAsCurrent"]) { _, _ in
+                throw LectorError(.invalidArgument, "the chapter list of a book cannot be edited (CanEditTracks is false)")
+            },
+            .method("RemoveTrack", in: "o", ["TrackId"]) { _, _ in
+                throw LectorError(.invalidArgument, "the chapter list of a book cannot be edited (CanEditTracks is false)")
+            },
+            .method("GoTo", in: "o", ["TrackId"]) { try $0.goTo($1) },
+            .signal("TrackListReplaced", "aoo", ["Tracks", "CurrentTrack"]),
+            .signal("TrackAdded", "a{sv}o", ["Metadata", "AfterTrack"]),
+            .signal("TrackRemoved", "o", ["TrackId"]),
+            .signal("TrackMetadataChanged", "oa{sv}", ["TrackId", "Metadata"]),
+            .property("Tracks", "ao", .invalidation) { try $0.writeTracks($1) },
+            .property("CanEditTracks", "b", .constant) { _, reply in try reply.append(false) },
+        ]
+        return BusObject(path: MPRISNames.path, interface: MPRISNames.trackList, target: self, members: members)
+    }
+
+    /// io.github.lector.Narrator1 (dbus/io.github.lector.Narrator1.xml)
+    private func narrator1Object() -> BusObject {
+        let members: [BusMember<LectorService>] = [
+            .method("Open", in: "sa{sv}", ["uri", "options"]) { service, call in
+                let uri = try call.reader.readString()
+                let options = try call.reader.readOptions()
+                service.listenerActed(pausing: false)
+                return try service.openBook(uri: uri, options: options, call: call)
+            },
+            .method("GetChapterText", in: "u", ["chapter"], out: "os", ["trackid", "text"]) { try $0.chapterText($1) },
+            .signal("SpeakingRange", "ouu", ["trackid", "start", "length"]),
+            .property("Book", "a{sv}", .change) { try $0.writeBook($1) },
+            .property("PausedBecause", "s", .change) { try $1.append($0.pausedBecause) },
+        ]
+        return BusObject(path: BusNames.objectPath, interface: MPRISNames.narrator, target: self, members: members)
+    }
 
     func registerMPRIS() throws {
-        var handlers = Self.dispatch
-        let userdata = Unmanaged.passUnretained(self).toOpaque()
-        try bus.addObject(path: MPRISNames.path, interface: MPRISNames.root,
-                          vtable: lector_mpris_root_vtable(&handlers), userdata: userdata)
-        try bus.addObject(path: MPRISNames.path, interface: MPRISNames.player,
-                          vtable: lector_mpris_player_vtable(&handlers), userdata: userdata)
-        try bus.addObject(path: MPRISNames.path, interface: MPRISNames.trackList,
-                          vtable: lector_mpris_tracklist_vtable(&handlers), userdata: userdata)
-        try bus.addObject(path: BusNames.objectPath, interface: MPRISNames.narrator,
-                          vtable: lector_narrator1_vtable(&handlers), userdata: userdata)
+        for object in mprisObjects() { try bus.add(object) }
         narrator.onStateChange = { [weak self] before in
             guard let self else { return }
             self.narratorChanged(from: before)
@@ -84,163 +171,93 @@ extension LectorService {
         if before.status == .playing, after.status != .playing { bookmarkTimer.cancel() }
     }
 
-    // MARK: - methods
+    // MARK: - handlers
 
-    func mprisMethod(_ message: OpaquePointer, _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
-        let reader = MessageReader(message)
-        if Self.listenerActions.contains(reader.member), reader.interface != MPRISNames.root {
-            let pausing = reader.member == "Pause" || reader.member == "Stop"
-                || (reader.member == "PlayPause" && narrator.state.status == .playing)
-            listenerActed(pausing: pausing)
-        }
-        do {
-            switch (reader.interface, reader.member) {
-            case (MPRISNames.root, "Raise"): break
-            case (MPRISNames.root, "Quit"):
-                // After the reply: the caller hears back before the bus connection closes.
-                LoopInbox.post { [weak self] in self?.requestExit(.quit) }
-            case (MPRISNames.player, "Play"): narrator.play()
-            case (MPRISNames.player, "Pause"): narrator.pause()
-            case (MPRISNames.player, "PlayPause"):
-                guard narrator.state.canPause else { throw LectorError(.noBook, "no book is open: nothing to play or pause") }
-                narrator.state.status == .playing ? narrator.pause() : narrator.play()
-            case (MPRISNames.player, "Stop"): narrator.stop()
-            case (MPRISNames.player, "Next"): narrator.next()
-            case (MPRISNames.player, "Previous"): narrator.previous()
-            case (MPRISNames.player, "Seek"): narrator.seek(by: try reader.readInt64())
-            case (MPRISNames.player, "SetPosition"):
-                let track = try reader.readObjectPath()
-                narrator.setPosition(try reader.readInt64(), track: track)
-            case (MPRISNames.player, "OpenUri"):
-                return openBook(uri: try reader.readString(), options: [:], message: message, busError)
-            case (MPRISNames.trackList, "GetTracksMetadata"):
-                let ids = try reader.readObjectPaths()
-                return MethodReply.send(to: message) { writer in
-                    try writer.container("a", "a{sv}") {
-                        for id in ids {
-                            guard let chapter = narrator.book?.chapter(ofTrackID: id) else { continue }
-                            try writer.container("a", "{sv}") { try writeMetadata(writer, chapter: chapter) }
-                        }
-                    }
+    func playPause(_ call: MethodCall) throws -> MethodResult {
+        guard narrator.state.canPause else { throw LectorError(.noBook, "no book is open: nothing to play or pause") }
+        let playing = narrator.state.status == .playing
+        listenerActed(pausing: playing)
+        playing ? narrator.pause() : narrator.play()
+        return .done
+    }
+
+    func tracksMetadata(_ call: MethodCall) throws -> MethodResult {
+        let ids = try call.reader.readObjectPaths()
+        return .values { [self] writer in
+            try writer.container("a", "a{sv}") {
+                for id in ids {
+                    guard let chapter = narrator.book?.chapter(ofTrackID: id) else { continue }
+                    try writer.container("a", "{sv}") { try writeMetadata(writer, chapter: chapter) }
                 }
-            case (MPRISNames.trackList, "GoTo"):
-                let id = try reader.readObjectPath()
-                guard let chapter = narrator.book?.chapter(ofTrackID: id) else {
-                    throw LectorError(.invalidArgument, "\(id) is not a chapter of the open book")
-                }
-                narrator.jump(toChapter: chapter, offset: 0, announceSeek: chapter == narrator.state.chapter)
-            case (MPRISNames.trackList, "AddTrack"), (MPRISNames.trackList, "RemoveTrack"):
-                throw LectorError(.invalidArgument, "the chapter list of a book cannot be edited (CanEditTracks is false)")
-            case (MPRISNames.narrator, "Open"):
-                let uri = try reader.readString()
-                return openBook(uri: uri, options: try reader.readOptions(), message: message, busError)
-            case (MPRISNames.narrator, "GetChapterText"):
-                let chapter = Int(try reader.readUInt32())
-                guard let book = narrator.book, book.chapterTitles.indices.contains(chapter) else {
-                    throw LectorError(.invalidArgument, "no chapter \(chapter) in the open book")
-                }
-                guard let text = book.chapterTexts[chapter] else {
-                    throw LectorError(.chapterNotReady, "chapter \(chapter) is still being read from the book; try again shortly")
-                }
-                return MethodReply.send(to: message) {
-                    try $0.appendObjectPath(book.trackID(chapter))
-                    try $0.append(text)
-                }
-            default:
-                throw LectorError(.invalidArgument, "unknown method \(reader.interface).\(reader.member)")
             }
-            return MethodReply.send(to: message)
-        } catch let failure as LectorError {
-            return MethodReply.fail(failure, into: busError)
-        } catch {
-            return MethodReply.fail(error, into: busError)
         }
     }
 
-    // MARK: - properties
+    func goTo(_ call: MethodCall) throws -> MethodResult {
+        let id = try call.reader.readObjectPath()
+        listenerActed(pausing: false)
+        guard let chapter = narrator.book?.chapter(ofTrackID: id) else {
+            throw LectorError(.invalidArgument, "\(id) is not a chapter of the open book")
+        }
+        narrator.jump(toChapter: chapter, offset: 0, announceSeek: chapter == narrator.state.chapter)
+        return .done
+    }
 
-    func mprisGet(_ interface: String, _ name: String, _ writer: MessageWriter,
-                  _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
-        let state = narrator.state
-        do {
-            switch name {
-            case "CanQuit", "HasTrackList", "CanControl": try writer.append(true)
-            case "CanRaise", "Shuffle", "CanEditTracks": try writer.append(false)
-            case "Identity": try writer.append("Lector")
-            case "DesktopEntry": try writer.append(MPRISNames.desktopEntry)
-            case "SupportedUriSchemes": try writer.appendStrings(["file"])
-            case "SupportedMimeTypes": try writer.appendStrings(MPRISNames.mimeTypes)
-            case "PlaybackStatus": try writer.append(state.status.rawValue)
-            case "LoopStatus": try writer.append(state.loop.rawValue)
-            case "Rate": try writer.append(state.rate)
-            case "Volume": try writer.append(state.volume)
-            case "Position": try writer.append(narrator.position)
-            case "MinimumRate": try writer.append(PlayerState.rateRange.lowerBound)
-            case "MaximumRate": try writer.append(PlayerState.rateRange.upperBound)
-            case "CanGoNext": try writer.append(state.canGoNext)
-            case "CanGoPrevious": try writer.append(state.canGoPrevious)
-            case "CanPlay": try writer.append(state.canPlay)
-            case "CanPause": try writer.append(state.canPause)
-            case "CanSeek": try writer.append(state.canSeek)
-            case "Metadata":
-                try writer.container("a", "{sv}") {
-                    if narrator.book != nil {
-                        try writeMetadata(writer, chapter: state.chapter)
-                    } else {
-                        try writer.entry("mpris:trackid", "o") { try $0.appendObjectPath(noTrackID) }
-                    }
-                }
-            case "Tracks":
-                try writer.container("a", "o") {
-                    if let book = narrator.book {
-                        for chapter in BusText.trackWindow(count: book.chapterCount, current: state.chapter) {
-                            try writer.appendObjectPath(book.trackID(chapter))
-                        }
-                    }
-                }
-            case "Book": try writeBook(writer)
-            case "PausedBecause": try writer.append(pausedBecause)
-            default:
-                return MethodReply.fail(.init(.invalidArgument, "no property \(name)"), into: busError)
-            }
-            return 1
-        } catch {
-            return MethodReply.fail(error, into: busError)
+    func chapterText(_ call: MethodCall) throws -> MethodResult {
+        let chapter = Int(try call.reader.readUInt32())
+        guard let book = narrator.book, book.chapterTitles.indices.contains(chapter) else {
+            throw LectorError(.invalidArgument, "no chapter \(chapter) in the open book")
+        }
+        guard let text = book.chapterTexts[chapter] else {
+            throw LectorError(.chapterNotReady, "chapter \(chapter) is still being read from the book; try again shortly")
+        }
+        return .values {
+            try $0.appendObjectPath(book.trackID(chapter))
+            try $0.append(text)
         }
     }
 
-    func mprisSet(_ interface: String, _ name: String, _ reader: MessageReader,
-                  _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
-        do {
-            switch name {
-            case "Rate":
-                let rate = try reader.readDouble()
-                guard rate.isFinite else { throw LectorError.invalidArgument("Rate must be a finite number") }
-                if rate == 0 { narrator.pause(); return 1 }   // the spec: 0 means Pause
-                guard PlayerState.rateRange.contains(rate) else {
-                    throw LectorError.invalidArgument("Rate must be between MinimumRate \(PlayerState.rateRange.lowerBound) and MaximumRate \(PlayerState.rateRange.upperBound), got \(rate)")
-                }
-                narrator.setRate(rate)
-            case "Volume":
-                let volume = try reader.readDouble()
-                guard volume.isFinite else { throw LectorError.invalidArgument("Volume must be a finite number") }
-                narrator.setVolume(min(1, max(0, volume)))
-            case "LoopStatus":
-                let text = try reader.readString()
-                guard let loop = PlayerState.Loop(rawValue: text) else {
-                    throw LectorError.invalidArgument("LoopStatus must be None, Track or Playlist, got \"\(text)\"")
-                }
-                narrator.update { $0.loop = loop }
-            case "Shuffle":
-                throw LectorError.invalidArgument("chapters are read in order: Shuffle is not supported")
-            default:
-                throw LectorError.invalidArgument("property \(name) is read-only")
+    func setRate(_ reader: MessageReader) throws {
+        let rate = try reader.readDouble()
+        guard rate.isFinite else { throw LectorError.invalidArgument("Rate must be a finite number") }
+        if rate == 0 { return narrator.pause() }   // the spec: 0 means Pause
+        guard PlayerState.rateRange.contains(rate) else {
+            throw LectorError.invalidArgument("Rate must be between MinimumRate \(PlayerState.rateRange.lowerBound) and MaximumRate \(PlayerState.rateRange.upperBound), got \(rate)")
+        }
+        narrator.setRate(rate)
+    }
+
+    func setVolume(_ reader: MessageReader) throws {
+        let volume = try reader.readDouble()
+        guard volume.isFinite else { throw LectorError.invalidArgument("Volume must be a finite number") }
+        narrator.setVolume(min(1, max(0, volume)))
+    }
+
+    func setLoopStatus(_ reader: MessageReader) throws {
+        let text = try reader.readString()
+        guard let loop = PlayerState.Loop(rawValue: text) else {
+            throw LectorError.invalidArgument("LoopStatus must be None, Track or Playlist, got \"\(text)\"")
+        }
+        narrator.update { $0.loop = loop }
+    }
+
+    func writeCurrentMetadata(_ writer: MessageWriter) throws {
+        try writer.container("a", "{sv}") {
+            if narrator.book != nil {
+                try writeMetadata(writer, chapter: narrator.state.chapter)
+            } else {
+                try writer.entry("mpris:trackid", "o") { try $0.appendObjectPath(noTrackID) }
             }
-            return 1
-        } catch let failure as LectorError {
-            return MethodReply.fail(failure, into: busError)
-        } catch {
-            return MethodReply.fail(.init(.invalidArgument, "\(error)"), into: busError)
+        }
+    }
+
+    func writeTracks(_ writer: MessageWriter) throws {
+        try writer.container("a", "o") {
+            if let book = narrator.book {
+                for chapter in BusText.trackWindow(count: book.chapterCount, current: narrator.state.chapter) {
+                    try writer.appendObjectPath(book.trackID(chapter))
+                }
+            }
         }
     }
 
@@ -259,7 +276,7 @@ extension LectorService {
         }
     }
 
-    private func writeBook(_ writer: MessageWriter) throws {
+    func writeBook(_ writer: MessageWriter) throws {
         try writer.container("a", "{sv}") {
             guard let book = narrator.book else { return }
             try writer.entry("title", "s") { try $0.append(BusText.capped(book.title)) }

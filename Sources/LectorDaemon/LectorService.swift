@@ -1,4 +1,4 @@
-import CLectorShim
+import CLinux
 import CSystemd
 import Glibc
 import LectorAudio
@@ -151,9 +151,7 @@ public final class LectorService {
         soundServer.attach(policy.mirror)
         soundServer.onStateChange = { [weak self] state in self?.soundServerChanged(state) }
 
-        let userdata = Unmanaged.passUnretained(self).toOpaque()
-        try bus.addObject(path: BusNames.objectPath, interface: BusNames.interface,
-                          vtable: Self.vtable, userdata: userdata)
+        try bus.add(lector1Object())
         try registerMPRIS()
         narrator.onBookmark = { [weak self] in self?.saveBookmark() }
     }

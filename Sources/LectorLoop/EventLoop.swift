@@ -1,4 +1,4 @@
-import CLectorShim
+import CMainQueue
 import CSystemd
 import Glibc
 

@@ -1,5 +1,5 @@
 import Foundation
-import CLectorShim
+import CLinux
 import Glibc
 
 /// The one place the synthesis thread and the event loop meet, hence the one lock.

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CEspeakNG
-import CLectorShim
 import CSystemd
 import Foundation
 import LectorAudio

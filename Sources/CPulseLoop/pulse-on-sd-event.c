@@ -2,7 +2,9 @@
  * libpulse hands foreign loops wall-clock times (pa_context_rttime_new converts), hence CLOCK_REALTIME.
  * Once the loop has finished, sd-event refuses new sources; libpulse aborts when an event cannot be
  * made, so then an event without a source is returned: it never fires, and the process is exiting. */
-#include "CLectorShim.h"
+#include "CPulseLoop.h"
+#include <systemd/sd-event.h>
+#include <pulse/pulseaudio.h>
 #include <stdlib.h>
 #include <sys/time.h>
 #include <time.h>
