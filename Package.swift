@@ -37,7 +37,9 @@ let package = Package(
         .target(name: "CPulseLoop", dependencies: ["CSystemd", "CPulse"]),
         .target(name: "CMainQueue"),
 
-        .target(name: "LectorCore"),
+        // The bus vocabulary shared by the daemon, the CLI and the tests: names, paths, errors, option keys.
+        .target(name: "LectorInterface"),
+        .target(name: "LectorCore", dependencies: ["LectorInterface"]),
         // Books: EPUB 2/3 and plain text to chapters of speakable text. Swift only (its zip
         // reader is a Swift package), so it is tested fast and alone like LectorCore.
         .target(name: "LectorBooks", dependencies: ["LectorCore", "ZIPFoundation"]),
@@ -57,8 +59,8 @@ let package = Package(
                 dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore",
                                "LectorBooks", "LectorState", "LectorPolicy", "LectorConfig", "CSystemd", "CLinux"]),
         .executableTarget(name: "lector",
-                          dependencies: ["LectorDaemon", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
-                                         "LectorSpeech", "LectorLoop", "CSystemd", "CEspeakNG",
+                          dependencies: ["LectorDaemon", "LectorInterface", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
+                                         "LectorSpeech", "LectorLoop",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .target(name: "LectorTestKit", dependencies: ["LectorCore"]),

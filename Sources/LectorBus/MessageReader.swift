@@ -30,18 +30,23 @@ public struct MessageReader {
     }
 
     /// `ao`
-    public func readObjectPaths() throws -> [String] {
-        try check(sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "o"), "ao")
-        var paths: [String] = []
+    public func readObjectPaths() throws -> [String] { try readArray(of: "o") }
+
+    /// `as`
+    public func readStrings() throws -> [String] { try readArray(of: "s") }
+
+    private func readArray(of type: Character) throws -> [String] {
+        try check(sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), String(type)), "a\(type)")
+        var items: [String] = []
         while true {
             var value: UnsafePointer<CChar>?
-            let r = sd_bus_message_read_basic(message, CChar(UInt8(ascii: "o")), &value)
-            try check(r, "o")
+            let r = sd_bus_message_read_basic(message, CChar(type.asciiValue!), &value)
+            try check(r, String(type))
             if r == 0 { break }
-            paths.append(String(cString: value!))
+            items.append(String(cString: value!))
         }
-        try check(sd_bus_message_exit_container(message), "ao")
-        return paths
+        try check(sd_bus_message_exit_container(message), "a\(type)")
+        return items
     }
 
     /// `a(...)`: reads each struct of the array with `element`.

@@ -13,6 +13,9 @@ public final class SpeechEngine: @unchecked Sendable {
     public let mailbox: SynthesisMailbox
     public private(set) var sampleRate = 22050
     public private(set) var voices: [Voice] = []
+    /// espeak-ng's version and the data directory it reads ("1.51", "/usr/lib/.../espeak-ng-data").
+    public private(set) var version = ""
+    public private(set) var dataPath = ""
 
     private struct Job {
         var id: UInt64
@@ -93,6 +96,9 @@ public final class SpeechEngine: @unchecked Sendable {
             return "espeak-ng failed to set up synchronous output"
         }
         sampleRate = Int(espeak_ng_GetSampleRate())
+        var path: UnsafePointer<CChar>?
+        version = String(cString: espeak_Info(&path))
+        dataPath = path.map { String(cString: $0) } ?? "?"
         espeak_SetSynthCallback(synthCallback)
         voices = Self.listVoices()
         return nil

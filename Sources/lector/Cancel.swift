@@ -1,6 +1,6 @@
 import ArgumentParser
 import LectorBus
-import LectorDaemon
+import LectorInterface
 
 /// `lector cancel ID | --all`: ends a waiting or speaking announcement (reason "cancelled").
 struct Cancel: ParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LectorBus
-import LectorDaemon
+import LectorInterface
 
 /// The CLI's side of the bus: call `Speak`, wait for `SpeechFinished`, start the daemon if needed.
 final class DaemonClient {

@@ -1,12 +1,10 @@
 import ArgumentParser
-import CEspeakNG
-import CSystemd
 import Foundation
 import LectorAudio
 import LectorBus
 import LectorConfig
 import LectorCore
-import LectorDaemon
+import LectorInterface
 import LectorLoop
 import LectorSpeech
 
@@ -121,19 +119,7 @@ struct Doctor: ParsableCommand {
 
     /// A bus driver method returning `as`.
     private func dbusStrings(_ bus: Bus, _ member: String) throws -> [String] {
-        let reply = try dbus(bus, member)
-        var strv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
-        let r = sd_bus_message_read_strv(reply.message, &strv)
-        guard r >= 0, let strv else { throw SystemError(errno: -r, "reading the reply to \(member)") }
-        defer { free(strv) }
-        var result: [String] = []
-        var index = 0
-        while let item = strv[index] {
-            result.append(String(cString: item))
-            free(item)
-            index += 1
-        }
-        return result
+        try dbus(bus, member).readStrings()
     }
 
     // MARK: - Sound server
@@ -171,9 +157,8 @@ struct Doctor: ParsableCommand {
             report.add(.fail, "voices", "\(error). Fix: apt install espeak-ng-data (or set ESPEAK_DATA_PATH to its directory)")
             return nil
         }
-        var path: UnsafePointer<CChar>?
-        let version = String(cString: espeak_Info(&path))
-        let data = path.map { String(cString: $0) } ?? "?"
+        let version = engine.version
+        let data = engine.dataPath
         let voices = engine.voices
         engine.shutdown()   // its thread ends and frees espeak-ng; the list is ours
         guard !voices.isEmpty else {

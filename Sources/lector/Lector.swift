@@ -1,3 +1,4 @@
+import LectorInterface
 import ArgumentParser
 
 /// `lector`: the narration daemon and its command-line client.

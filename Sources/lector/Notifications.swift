@@ -1,6 +1,6 @@
 import ArgumentParser
 import LectorBus
-import LectorDaemon
+import LectorInterface
 
 /// `lector notifications on|off|status`: read desktop notifications aloud, or stop.
 struct Notifications: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import LectorBus
-import LectorDaemon
+import LectorInterface
 
 /// `lector queue`: what is being spoken and what waits, in the order it will be spoken.
 struct Queue: ParsableCommand {

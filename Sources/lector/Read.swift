@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LectorBus
-import LectorDaemon
+import LectorInterface
 
 /// `lector read`: open a book in the daemon and start reading it aloud.
 struct Read: ParsableCommand {

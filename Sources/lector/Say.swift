@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import LectorBus
 import LectorCore
-import LectorDaemon
+import LectorInterface
 
 /// `lector say`: like `spd-say`, through the running daemon (started on demand).
 struct Say: ParsableCommand {

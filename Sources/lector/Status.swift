@@ -1,3 +1,4 @@
+import LectorInterface
 import ArgumentParser
 import Foundation
 import LectorBus
