@@ -4,7 +4,8 @@ import PackageDescription
 // Layout (one job per target):
 //   C edges       CSystemd, CPulse, CEspeakNG, CLinux (system headers); one small C target per job Swift
 //                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue
-//   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library; unit-tested alone)
+//   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library in their own code;
+//                 LectorConfig parses with TOMLKit, a Swift wrapper of toml++; unit-tested alone)
 //   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
 //   the service   LectorDaemon (one context, one event loop), lector (CLI)
 //   testing       LectorTestKit (private bus + sound server + monitor recorder), lector-bench
@@ -24,6 +25,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
@@ -46,8 +48,9 @@ let package = Package(
 
         // Audio policy: route changes, calls, ducking bookkeeping, over snapshots of the sound server.
         .target(name: "LectorPolicy"),
-        // config.toml: its parser, defaults and errors with file, line and reason.
-        .target(name: "LectorConfig"),
+        // config.toml: TOMLKit (toml++) parses, LectorConfig checks keys, types and ranges and
+        // reports errors with file, line and reason. Its own code imports no C library.
+        .target(name: "LectorConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
 
         // Bookmarks on disk: Foundation only, written atomically off the event loop.
         .target(name: "LectorState", dependencies: ["LectorCore", "LectorPolicy"]),

@@ -1,3 +1,5 @@
+import TOMLKit
+
 /// Lector's settings from `$XDG_CONFIG_HOME/lector/config.toml` (documented in lector.conf(5)).
 ///
 /// Pure Swift: callers read the file (a missing file means `Configuration()`, the defaults) and
@@ -89,15 +91,32 @@ public struct Configuration: Equatable, Sendable {
     }
 
     /// Parses a config file's text; `file` is only used in errors. Throws `ConfigError`.
+    ///
+    /// TOMLKit parses; `SourceMap` finds where each section and key is, so the checks run in file
+    /// order and name lines. A key or section toml++ refuses as defined twice is reported by the
+    /// checks instead (they say where it was first).
     public static func parse(_ text: String, file: String) throws -> Configuration {
-        var builder = ConfigurationBuilder(file: file)
-        var parser = TOMLParser(text, file: file)
-        try parser.parse { event in
-            switch event {
-            case .table(let name, let line): try builder.beginTable(name, line: line)
-            case .keyValue(let key, let value, let line): try builder.set(key, value, line: line)
-            }
+        // toml++ gets the text as a C string, which would end at the first NUL.
+        if let nul = text.unicodeScalars.firstIndex(of: "\0") {
+            let line = text.unicodeScalars[..<nul].lazy.filter { $0 == "\n" }.count + 1
+            throw ConfigError(file: file, line: line, reason: "control character U+0000 (NUL) in the file")
         }
+        let map = SourceMap(text)
+        if let line = map.headerWithoutName {
+            throw ConfigError(file: file, line: line, reason: "expected a table name after \"[\"")
+        }
+        var builder = ConfigurationBuilder(file: file)
+        let document: TOMLTable
+        do {
+            document = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            if error.description.contains("cannot redefine") {
+                for statement in map.statements where statement.line <= error.source.begin.line { try builder.define(statement) }
+            }
+            throw ConfigError(syntax: error, text: text, file: file)
+        }
+        for statement in map.statements { try builder.apply(statement, from: document) }
+        try builder.checkEverythingLocated(document)
         return builder.configuration
     }
 

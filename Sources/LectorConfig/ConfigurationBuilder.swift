@@ -1,5 +1,7 @@
-/// Checks each table and key the parser reports against what Lector knows, and fills in a
-/// `Configuration`. The first problem is thrown, with the line it is on.
+import TOMLKit
+
+/// Checks each section and key of a parsed file, in file order, against what Lector knows, and
+/// fills in a `Configuration`. The first problem is thrown, with the line it is on.
 struct ConfigurationBuilder {
     private(set) var configuration = Configuration()
     private let file: String
@@ -17,7 +19,52 @@ struct ConfigurationBuilder {
 
     init(file: String) { self.file = file }
 
-    mutating func beginTable(_ name: String, line: Int) throws {
+    /// Checks what a statement names: a known section or a key inside one, each once, and none of
+    /// the TOML forms Lector does not take (nested tables, arrays of tables, dotted keys).
+    mutating func define(_ statement: SourceMap.Statement) throws {
+        let line = statement.line
+        switch statement.kind {
+        case .table(let path, let array):
+            if array { throw ConfigError(file: file, line: line, reason: "arrays of tables ([[...]]) are not supported") }
+            if path.count > 1 {
+                throw ConfigError(file: file, line: line, reason: "nested tables such as [\(displayKey(path[0])).…] are not supported")
+            }
+            try beginTable(path[0], line: line)
+        case .keyValue(let path, _):
+            if path.count > 1 {
+                throw ConfigError(file: file, line: line, reason:
+                    "dotted keys (\(displayKey(path[0])).…) are not supported; write a [section] line, then plain keys")
+            }
+            try define(key: path[0], line: line)
+        }
+    }
+
+    /// `define`, then the value TOMLKit read for a key, checked and stored.
+    mutating func apply(_ statement: SourceMap.Statement, from document: TOMLTable) throws {
+        try define(statement)
+        guard case .keyValue(let path, let written) = statement.kind, let section else { return }
+        guard let node = document[section]?.table?[path[0]] else { throw unlocated(path[0], in: section) }
+        let value = try ConfigValue(node, written: written, file: file)
+        try apply(section: section, key: path[0], value: value, line: statement.line)
+    }
+
+    /// After `apply` of every statement: each section and key TOMLKit read was seen in the text,
+    /// so nothing is ignored because the scan and TOMLKit disagree (which would be a bug here).
+    func checkEverythingLocated(_ document: TOMLTable) throws {
+        for name in document.keys {
+            guard tableLines[name] != nil, let table = document[name]?.table else { throw unlocated(name, in: nil) }
+            for key in table.keys where keyLines[name + "\n" + (name == "voices" ? Configuration.normalizedTag(key) : key)] == nil {
+                throw unlocated(key, in: name)
+            }
+        }
+    }
+
+    private func unlocated(_ key: String, in section: String?) -> ConfigError {
+        ConfigError(file: file, line: 1, reason: "\(displayKey(key))\(section.map { " in [\($0)]" } ?? "") was read but not found "
+            + "in the text; please report this with the file")
+    }
+
+    private mutating func beginTable(_ name: String, line: Int) throws {
         guard Self.sections.contains(name) else {
             throw ConfigError(file: file, line: line, reason: "unknown section [\(displayKey(name))] (known sections: "
                 + Self.sections.map { "[\($0)]" }.joined(separator: ", ") + ")")
@@ -29,23 +76,22 @@ struct ConfigurationBuilder {
         section = name
     }
 
-    mutating func set(_ key: String, _ value: TOMLValue, line: Int) throws {
+    private mutating func define(key: String, line: Int) throws {
         guard let section else {
             let homes = Self.keys.filter { $0.value.contains(key) }.map(\.key).sorted()
             let hint = homes.count == 1 ? "put it under [\(homes[0])]" : "every key belongs to a section such as [speech]"
             throw ConfigError(file: file, line: line, reason: "key \(displayKey(key)) is outside any section; \(hint)")
         }
-        let identity = section == "voices" ? Configuration.normalizedTag(key) : key
-        if let first = keyLines[section + "\n" + identity] {
+        let identity = section + "\n" + (section == "voices" ? Configuration.normalizedTag(key) : key)
+        if let first = keyLines[identity] {
             let spelled = first.written == key ? "" : " as \(displayKey(first.written))"
             throw ConfigError(file: file, line: line,
                               reason: "\(displayKey(key)) is set twice in [\(section)] (first at line \(first.line)\(spelled))")
         }
-        try apply(section: section, key: key, value: value, line: line)
-        keyLines[section + "\n" + identity] = (line, key)
+        keyLines[identity] = (line, key)
     }
 
-    private mutating func apply(section: String, key: String, value: TOMLValue, line: Int) throws {
+    private mutating func apply(section: String, key: String, value: ConfigValue, line: Int) throws {
         let checker = ValueChecker(file: file, key: key, line: line)
         switch (section, key) {
         case ("speech", "rate"): configuration.speech.rate = try checker.number(value, Configuration.Speech.rateRange)
@@ -90,7 +136,7 @@ private struct ValueChecker {
     }
 
     /// A float or an integer (`volume = 1` means 1.0) within `range`.
-    func number(_ value: TOMLValue, _ range: ClosedRange<Double>) throws -> Double {
+    func number(_ value: ConfigValue, _ range: ClosedRange<Double>) throws -> Double {
         let number: Double
         switch value {
         case .float(let value): number = value
@@ -103,7 +149,7 @@ private struct ValueChecker {
         return number
     }
 
-    func integer(_ value: TOMLValue, _ range: ClosedRange<Int>) throws -> Int {
+    func integer(_ value: ConfigValue, _ range: ClosedRange<Int>) throws -> Int {
         guard case .integer(let number) = value else {
             throw fail("\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(value.kind)"
                 + (value.kind == "a float" ? " (\(value.written))" : ""))
@@ -114,7 +160,7 @@ private struct ValueChecker {
         return Int(number)
     }
 
-    func boolean(_ value: TOMLValue) throws -> Bool {
+    func boolean(_ value: ConfigValue) throws -> Bool {
         guard case .boolean(let flag) = value else {
             throw fail("\(key) must be true or false, not \(value.kind)" + (value.kind == "a string" ? " (no quotes around true or false)" : ""))
         }
@@ -122,7 +168,7 @@ private struct ValueChecker {
     }
 
     /// A non-empty array of non-empty strings, or [].
-    func names(_ value: TOMLValue) throws -> [String] {
+    func names(_ value: ConfigValue) throws -> [String] {
         guard case .array(let elements) = value else {
             throw fail("\(key) must be an array of application names such as [\"Thunderbird\"], not \(value.kind)")
         }
@@ -148,7 +194,7 @@ private struct ValueChecker {
     }
 
     /// An espeak-ng voice name: not empty, no spaces or control characters.
-    func voiceName(_ value: TOMLValue) throws -> String {
+    func voiceName(_ value: ConfigValue) throws -> String {
         guard case .string(let name) = value else {
             throw fail("the voice for \(displayKey(key)) must be a string such as \"en-gb\", not \(value.kind)")
         }
@@ -159,7 +205,7 @@ private struct ValueChecker {
         return name
     }
 
-    func quietHours(_ value: TOMLValue) throws -> QuietHours? {
+    func quietHours(_ value: ConfigValue) throws -> QuietHours? {
         guard case .string(let text) = value else {
             throw fail("\(key) must be a string \"HH:MM-HH:MM\" (such as \"22:00-07:00\") or \"\", not \(value.kind)")
         }

@@ -233,6 +233,7 @@ final class LineEndingTests: XCTestCase {
         XCTAssertEqual(configuration?.speech.rate, 1.5)
         XCTAssertEqual(configuration?.notifications.allow, ["a"])
         assertRefused("[speech]\r\n\r\nrate = 9\r\n", "config.toml:3: rate must be from 0.5 to 2.5, not 9")
+        assertRefused("[speech]\r\n\r\nrate = fast\r\n", "config.toml:3: invalid value fast (strings need quotes, e.g. \"fast\")")
     }
 
     func testBareCarriageReturnIsRefused() {
@@ -375,7 +376,7 @@ final class ErrorTests: XCTestCase {
         assertRefused(#"[voices]\#nen = "\UD800DC00""#, "config.toml:2: \\UD800DC00 is not a Unicode scalar value")
         assertRefused(#"[voices]\#nen = "\uD800""#, "config.toml:2: \\uD800 is not a Unicode scalar value")
         assertRefused("[voices]\nen = \"a\u{07}b\"", "config.toml:2: control character U+0007 in a string; write it as an escape")
-        assertRefused("[voices]\nen = 'a\u{00}b'", "config.toml:2: control character U+0000 in a string")
+        assertRefused("[voices]\nen = 'a\u{00}b'", "config.toml:2: control character U+0000 (NUL) in the file")
         assertRefused("[voices]\nen = \"\"\"en\"\"\"", "config.toml:2: multi-line strings (\"\"\") are not supported")
         assertRefused("[voices]\nen = '''en'''", "config.toml:2: multi-line strings (''') are not supported")
         assertRefused("[voices]\n\"\"\"en\"\"\" = 'en'", "config.toml:2: a key cannot be a multi-line string")
@@ -396,8 +397,8 @@ final class ErrorTests: XCTestCase {
         assertRefused("[speech]\nrate = 1.", "config.toml:2: invalid number 1.")
         assertRefused("[speech]\nrate = .5", "config.toml:2: invalid number .5 (write 0.5)")
         assertRefused("[speech]\nrate = 1e", "config.toml:2: invalid number 1e")
-        assertRefused("[speech]\nrate = 1__0", "config.toml:2: invalid number 1__0")
-        assertRefused("[speech]\nrate = 1_", "config.toml:2: invalid number 1_")
+        assertRefused("[speech]\nrate = 1__0", "config.toml:2: invalid number 1__0 (underscores may only follow digits)")
+        assertRefused("[speech]\nrate = 1_", "config.toml:2: unexpected \"_\" after the value; one key = value per line, comments start with #")
         assertRefused("[speech]\nrate = 01", "config.toml:2: invalid number 01 (leading zeros are not allowed)")
         assertRefused("[speech]\nrate = 0x1", "config.toml:2: invalid number 0x1 (only decimal numbers are supported)")
         assertRefused("[speech]\nrate = 1e999", "config.toml:2: number 1e999 is too large")
@@ -413,15 +414,15 @@ final class ErrorTests: XCTestCase {
         assertRefused("[notifications]\nallow = [\"a\" \"b\"]", "config.toml:2: expected \",\" or \"]\" in the array, found '\"'")
         assertRefused("[notifications]\nallow = [\"a\",,\"b\"]", "config.toml:2: two commas in a row in an array")
         assertRefused("[notifications]\nallow = [,]", "config.toml:2: unexpected \",\" at the start of an array")
-        assertRefused("[notifications]\nallow = [\n\"a\",\n\"b\"\n\n", "config.toml:6: unterminated array (opened at line 2)")
-        assertRefused("[notifications]\nallow = [\"a\",", "config.toml:2: unterminated array (opened at line 2)")
+        assertRefused("[notifications]\nallow = [\n\"a\",\n\"b\"\n\n", "config.toml:5: unterminated array (a closing ] is missing)")
+        assertRefused("[notifications]\nallow = [\"a\",", "config.toml:2: unterminated array (a closing ] is missing)")
         assertRefused("[notifications]\nallow = [\"a\"] x", "config.toml:2: unexpected \"x\" after the value; one key = value per line, comments start with #")
     }
 
     func testHeaderSyntax() {
         assertRefused("[speech", "config.toml:1: expected \"]\" after [speech")
         assertRefused("[speech x]", "config.toml:1: expected \"]\" after [speech, found \"x\"")
-        assertRefused("[]", "config.toml:1: unexpected \"]\"; expected a key (letters, digits, _ and -, or a quoted key)")
+        assertRefused("[]", "config.toml:1: expected a table name between \"[\" and \"]\"")
         assertRefused("[\n", "config.toml:1: expected a table name after \"[\"")
         assertRefused("[speech] rate = 1", "config.toml:1: unexpected \"r\" after [speech]; one key = value per line, comments start with #")
         assertRefused("[[speech]]", "config.toml:1: arrays of tables ([[...]]) are not supported")
@@ -431,6 +432,44 @@ final class ErrorTests: XCTestCase {
     func testCommentsMayNotHoldControlCharacters() {
         assertRefused("[speech] # a\u{01}b", "config.toml:1: control character U+0001 in a comment")
         XCTAssertNotNil(parse("[speech] # tabs\tare fine, and so is ünïcödé"))
+    }
+
+    /// toml++ 3.4 aborts on a header whose name starts with no key character; it must never see one.
+    func testHeadersThatWouldCrashTheParserAreRefused() {
+        for text in ["[\n", "[ \t\n", "[[\n", "[ #", "[=]", "[\u{E9}]", "[speech]\nrate = 1\n[ é]"] {
+            XCTAssertThrowsError(try Configuration.parse(text, file: "c.toml"), text.debugDescription)
+        }
+        assertRefused("[speech]\nrate = 1\n[ é]", "config.toml:3: expected a table name after \"[\"")
+    }
+
+    /// TOMLKit hands toml++ a C string and returns strings as C strings: a NUL must not cut either short.
+    func testNULIsRefused() {
+        assertRefused("[speech]\nrate = 1\n\u{00}rate = 9", "config.toml:3: control character U+0000 (NUL) in the file")
+        assertRefused(#"[voices]\#nen = "en\u0000gb""#, "config.toml:2: control character U+0000 in a string")
+        XCTAssertEqual(parse(#"[voices]\#nen = "en\\u0000gb""#)?.voices, ["en": #"en\u0000gb"#])
+    }
+
+    /// Lines come from a scan of the text that skips strings and comments as TOML does.
+    func testLinesAreNotFooledByStringsAndComments() {
+        let text = """
+            [notifications] # a "quoted" comment with [brackets] and key = value
+            allow = ["a = [b]", 'c # d', "e\\"]", # trailing ]
+              "f\\n[speech]",
+              "",
+            ]
+            """
+        assertRefused(text, "config.toml:4: allow: item 5 is an empty name")
+        assertRefused("[voices]\n\"\\u0065n\" = \"en-gb\"\nen = \"en-us\"", "config.toml:3: en is set twice in [voices] (first at line 2)")
+        XCTAssertEqual(parse("[voices]\n\"\\u0065n\" = \"en-gb\"")?.voices, ["en": "en-gb"])
+        assertRefused("[notifications]\nallow = [[\n\"a\"],\n 1]", "config.toml:2: allow must hold application names (strings); item 1 is an array")
+        assertRefused("[notifications]\nallow = [[\n\"a\"],\n 1]\nenabled = 1", "config.toml:2: allow must hold application names (strings); item 1 is an array")
+    }
+
+    func testTOMLFormsLectorDoesNotTake() {
+        assertRefused("[speech]\nrate = 1979-05-27 07:32:00", "config.toml:2: invalid value 1979-05-27 07:32:00 (dates and times are not supported; strings need quotes, e.g. \"1979-05-27 07:32:00\")")
+        assertRefused("[speech]\nrate = 0o7", "config.toml:2: invalid number 0o7 (only decimal numbers are supported)")
+        assertRefused("[notifications]\nallow = [\"a\", \"\"\"b\"\"\"]", "config.toml:2: multi-line strings (\"\"\") are not supported")
+        assertRefused("[speech]\nrate = 1\n[[voices]]", "config.toml:3: arrays of tables ([[...]]) are not supported")
     }
 
     func testFirstErrorWins() {
