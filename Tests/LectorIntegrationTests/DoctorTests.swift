@@ -89,7 +89,7 @@ final class DoctorTests: XCTestCase {
         let explicit = try session.run(lector, ["doctor", "--config", other], timeout: 30)
         XCTAssertEqual(explicit.status, 1, "\(explicit)")
         XCTAssertTrue(line("config", in: explicit.stdout)?
-            .hasPrefix("FAIL    config: \(other):4: unterminated array (opened at line 3)") == true, explicit.stdout)
+            .hasPrefix("FAIL    config: \(other):3: unterminated array (a closing ] is missing)") == true, explicit.stdout)
 
         let missing = try session.run(lector, ["doctor", "--config", other + ".missing"], timeout: 30)
         XCTAssertEqual(missing.status, 1, "\(missing)")
