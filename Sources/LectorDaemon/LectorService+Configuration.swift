@@ -39,23 +39,14 @@ extension LectorService {
 
     private func apply(_ new: Configuration) {
         configuration = new
-        policy.duckPolicy.level = new.audio.duckLevel
+        announcer.configuration = new
+        library.configuration = new
+        audioPolicy.duckPolicy.level = new.audio.duckLevel
         // The fade is three steps at most, a few ms apart; 0 ms means one step.
         let ramp = UInt64(new.audio.duckRampMilliseconds) * 1000
-        policy.rampSteps = ramp == 0 ? 1 : 3
-        policy.rampStepMicroseconds = ramp / 3
-        policy.volumeFloor = new.audio.volumeFloor
-        policy.interruptions.resumeTimeoutMicroseconds = UInt64(new.audio.autoResumeTimeoutMinutes) * 60_000_000
-    }
-
-    /// Options the caller did not give come from the configuration: rate, pitch, volume, and the
-    /// voice for the language.
-    func applyDefaults(to request: inout SpeechRequest, options: [String: OptionValue]) {
-        if options["rate"] == nil { request.rate = configuration.speech.rate }
-        if options["pitch"] == nil { request.pitch = configuration.speech.pitch }
-        if options["volume"] == nil { request.volume = configuration.speech.volume }
-        if request.voice == nil, let language = request.language, let voice = configuration.voice(forLanguage: language) {
-            request.voice = voice
-        }
+        audioPolicy.rampSteps = ramp == 0 ? 1 : 3
+        audioPolicy.rampStepMicroseconds = ramp / 3
+        audioPolicy.volumeFloor = new.audio.volumeFloor
+        audioPolicy.interruptions.resumeTimeoutMicroseconds = UInt64(new.audio.autoResumeTimeoutMinutes) * 60_000_000
     }
 }

@@ -37,29 +37,30 @@ extension LectorService {
     /// org.mpris.MediaPlayer2.Player
     private func playerObject() -> BusObject {
         let members: [BusMember<LectorService>] = [
-            .method("Next") { service, _ in service.listenerActed(pausing: false); service.narrator.next(); return .done },
-            .method("Previous") { service, _ in service.listenerActed(pausing: false); service.narrator.previous(); return .done },
-            .method("Pause") { service, _ in service.listenerActed(pausing: true); service.narrator.pause(); return .done },
+            .method("Next") { service, _ in service.audioPolicy.listenerActed(pausing: false); service.narrator.next(); return .done },
+            .method("Previous") { service, _ in service.audioPolicy.listenerActed(pausing: false); service.narrator.previous(); return .done },
+            .method("Pause") { service, _ in service.audioPolicy.listenerActed(pausing: true); service.narrator.pause(); return .done },
             .method("PlayPause") { try $0.playPause($1) },
-            .method("Stop") { service, _ in service.listenerActed(pausing: true); service.narrator.stop(); return .done },
-            .method("Play") { service, _ in service.listenerActed(pausing: false); service.narrator.play(); return .done },
+            .method("Stop") { service, _ in service.audioPolicy.listenerActed(pausing: true); service.narrator.stop(); return .done },
+            .method("Play") { service, _ in service.audioPolicy.listenerActed(pausing: false); service.narrator.play(); return .done },
             .method("Seek", in: "x", ["Offset"]) { service, call in
                 let offset = try call.reader.readInt64()
-                service.listenerActed(pausing: false)
+                service.audioPolicy.listenerActed(pausing: false)
                 service.narrator.seek(by: offset)
                 return .done
             },
             .method("SetPosition", in: "ox", ["TrackId", "Position"]) { service, call in
                 let track = try call.reader.readObjectPath()
                 let position = try call.reader.readInt64()
-                service.listenerActed(pausing: false)
+                service.audioPolicy.listenerActed(pausing: false)
                 service.narrator.setPosition(position, track: track)
                 return .done
             },
             .method("OpenUri", in: "s", ["Uri"]) { service, call in
                 let uri = try call.reader.readString()
-                service.listenerActed(pausing: false)
-                return try service.openBook(uri: uri, options: [:], call: call)
+                service.audioPolicy.listenerActed(pausing: false)
+                try service.library.open(uri: uri, options: [:]) { call.deferReply() }
+                    return .answered
             },
             .signal("Seeked", "x", ["Position"]),
             .property("PlaybackStatus", "s", .change) { try $1.append($0.narrator.state.status.rawValue) },
@@ -112,13 +113,14 @@ extension LectorService {
             .method("Open", in: "sa{sv}", ["uri", "options"]) { service, call in
                 let uri = try call.reader.readString()
                 let options = try call.reader.readOptions()
-                service.listenerActed(pausing: false)
-                return try service.openBook(uri: uri, options: options, call: call)
+                service.audioPolicy.listenerActed(pausing: false)
+                try service.library.open(uri: uri, options: options) { call.deferReply() }
+                    return .answered
             },
             .method("GetChapterText", in: "u", ["chapter"], out: "os", ["trackid", "text"]) { try $0.chapterText($1) },
             .signal("SpeakingRange", "ouu", ["trackid", "start", "length"]),
             .property("Book", "a{sv}", .change) { try $0.writeBook($1) },
-            .property("PausedBecause", "s", .change) { try $1.append($0.pausedBecause) },
+            .property("PausedBecause", "s", .change) { try $1.append($0.audioPolicy.pausedBecause) },
         ]
         return BusObject(path: BusNames.objectPath, interface: MPRISNames.narrator, target: self, members: members)
     }
@@ -128,11 +130,9 @@ extension LectorService {
         narrator.onStateChange = { [weak self] before in
             guard let self else { return }
             self.narratorChanged(from: before)
-            if before.status != .playing, self.narrator.state.status == .playing {
-                self.bookmarkTimer.schedule(after: Self.bookmarkSeconds * 1_000_000)
-            }
+            self.library.playbackChanged(from: before, to: self.narrator.state)
         }
-        narrator.onHoldChange = { [weak self] in self?.pausedBecauseMayHaveChanged() }
+        narrator.onHoldChange = { [weak self] in self?.audioPolicy.pausedBecauseMayHaveChanged() }
         narrator.onSeeked = { [weak self] position in
             guard let self else { return }
             self.emitSignal(MPRISNames.path, MPRISNames.player, "Seeked") { try $0.append(position) }
@@ -163,12 +163,8 @@ extension LectorService {
         if before.metadataRevision != after.metadataRevision || before.chapterCount != after.chapterCount {
             narratorChanges.append("Book")
         }
-        if pausedBecause != policy.announcedPausedBecause {
-            policy.announcedPausedBecause = pausedBecause
-            narratorChanges.append("PausedBecause")
-        }
+        if audioPolicy.pausedBecauseNeedsAnnouncing() { narratorChanges.append("PausedBecause") }
         bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: narratorChanges)
-        if before.status == .playing, after.status != .playing { bookmarkTimer.cancel() }
     }
 
     // MARK: - handlers
@@ -176,7 +172,7 @@ extension LectorService {
     func playPause(_ call: MethodCall) throws -> MethodResult {
         guard narrator.state.canPause else { throw LectorError(.noBook, "no book is open: nothing to play or pause") }
         let playing = narrator.state.status == .playing
-        listenerActed(pausing: playing)
+        audioPolicy.listenerActed(pausing: playing)
         playing ? narrator.pause() : narrator.play()
         return .done
     }
@@ -195,7 +191,7 @@ extension LectorService {
 
     func goTo(_ call: MethodCall) throws -> MethodResult {
         let id = try call.reader.readObjectPath()
-        listenerActed(pausing: false)
+        audioPolicy.listenerActed(pausing: false)
         guard let chapter = narrator.book?.chapter(ofTrackID: id) else {
             throw LectorError(.invalidArgument, "\(id) is not a chapter of the open book")
         }

@@ -9,8 +9,6 @@ import LectorState
 /// "app: summary" at `notification` priority (so they never interrupt anything).
 extension LectorService {
     static let notifyRule = "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"
-    /// The queue's sender for overheard notifications (one share of the queue for all of them).
-    static let notificationSender = "org.freedesktop.Notifications"
 
     /// `lector notifications on|off` is remembered here and wins over config's `enabled`.
     var notificationChoiceFile: URL {
@@ -82,14 +80,7 @@ extension LectorService {
         localtime_r(&now, &local)
         guard let text = configuration.notifications.announcement(app: app, summary: summary, body: body,
                                                                   minuteOfDay: Int(local.tm_hour) * 60 + Int(local.tm_min)),
-              var request = try? SpeechRequest(text: String(text.prefix(2000)), options: ["priority": .string("notification")])
-        else { return }
-        applyDefaults(to: &request, options: [:])
-        let id = nextSpeechID
-        guard let admission = try? queue.enqueue(request, id: id, priority: .notification, sender: Self.notificationSender,
-                                                 speaking: current?.priority) else { return }
-        nextSpeechID += 1
+              let id = announcer.announceNotification(text) else { return }
         Journal.log(.debug, "reading a notification from \(app) as speech \(id)", fields: ["LECTOR_SPEECH_ID": String(id)])
-        admitted(admission, id: id)
     }
 }

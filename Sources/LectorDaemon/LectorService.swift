@@ -46,50 +46,28 @@ public final class LectorService {
     let bus: Bus
     let engine: SpeechEngine
     let soundServer: SoundServer
-    var stream: PlaybackStream?
     let catalog: VoiceCatalog
     /// The last good config.toml (defaults until one is read).
     var configuration = Configuration()
     /// Overhears Notify calls while notifications are read aloud.
     var notificationMonitor: BusMonitor?
 
-    /// SSIP priority rules; bounded, with a per-sender share so one client cannot fill it.
-    var queue = AnnouncementQueue<SpeechRequest>(capacity: 256, maxWaitingPerSender: 32)
-    /// Per-sender allowance: a burst of 20, then 10 a second; `important` has its own bucket.
-    var rateLimiter = SenderRateLimiter(burst: 20, perSecond: 10, maxSenders: 256,
-                                        importantBurst: 20, importantPerSecond: 10)
-    var current: ActiveSpeech?
-    var schedule = HearingSchedule<HeardEvent>()
-    var nextSpeechID: UInt64 = 1
-    var nextJob: UInt64 = 1
-
-    var narrator: Narrator!
+    // The components, in start-up order; `teardown()` takes them down in reverse.
+    /// Announcements: the SSIP queue and the speech being spoken.
+    let announcer: Announcer
+    /// The book player behind MPRIS.
+    let narrator: Narrator
+    /// Books and bookmarks.
+    let library: Library
     /// Route changes, calls, ducking (issue 4).
-    let policy = AudioPolicyState()
-    /// Bookmarks are written here, never on the loop (fsync can take long).
-    let bookmarkQueue = DispatchQueue(label: "io.github.lector.bookmarks")
-    let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
-    /// Books are parsed here, never on the loop.
-    let bookQueue = DispatchQueue(label: "io.github.lector.books")
-    /// Opens parse here, never queued behind the previous book's background chapters on `bookQueue`.
-    let openQueue = DispatchQueue(label: "io.github.lector.open")
-    let latestBook = GenerationTicket()
-    /// The latest Open wins: results of older ones are dropped.
-    var openGeneration = 0
-    /// Bumped when a book is actually replaced: its background chapter loads then stop counting.
-    var bookGeneration = 0
-    var bookmarkTimer: EventSource!
-    var streamRetry: EventSource!
+    let audioPolicy: AudioPolicyDriver
+    /// Reopens a failed stream a moment later.
+    private var streamRetry: EventSource?
     static let streamRetrySeconds: UInt64 = 1
-    /// Seconds between bookmark saves while narrating (a kill -9 loses at most this much).
-    static let bookmarkSeconds: UInt64 = 5
-    /// Microseconds between timing queries at most while speech events are pending.
-    static let longestTimingGap: UInt64 = 200_000
     /// How long an exit waits for the sound server to carry out the volume restores.
     static let exitDrainMicroseconds: UInt64 = 1_000_000
 
     private var sources: [EventSource] = []
-    var markerTimer: EventSource!
 
     /// Set by the first `requestExit`; later ones change nothing.
     private(set) var exitReason: ExitReason?
@@ -120,25 +98,22 @@ public final class LectorService {
         catalog = VoiceCatalog(voices: engine.voices)
         bus = try Bus.session()
         soundServer = try SoundServer(loop: loop, properties: Self.streamProperties)
+        // Engine jobs of the announcer and the narrator share one numbering.
+        let jobs = JobNumbers()
+        announcer = try Announcer(loop: loop, engine: engine, catalog: catalog, allocateJob: jobs.next)
+        narrator = try Narrator(loop: loop, engine: engine, allocateJob: jobs.next)
+        library = try Library(loop: loop, narrator: narrator, catalog: catalog)
+        audioPolicy = try AudioPolicyDriver(loop: loop, narrator: narrator, announcer: announcer)
+
+        // Wiring: components report to this context through weak references.
         try bus.attach(to: loop)
         // Losing the bus ends the daemon through the same teardown as a signal (not through
         // sd_bus_set_exit_on_disconnect, which would end the loop before anything is saved).
         try bus.onDisconnected { [weak self] in
             MainActor.assumeIsolated { self?.requestExit(.busLost) }
         }
-
-        markerTimer = try loop.timer { [weak self] in self?.checkHeard() }
         streamRetry = try loop.timer { [weak self] in self?.reopenMissingStreams() }
-        narrator = try Narrator(loop: loop, engine: engine, allocateJob: { [weak self] in
-            guard let self else { return 0 }
-            defer { self.nextJob += 1 }
-            return self.nextJob
-        })
-        bookmarkTimer = try loop.timer { [weak self] in
-            guard let self else { return }
-            self.saveBookmark()
-            if self.narrator.state.status == .playing { self.bookmarkTimer.schedule(after: Self.bookmarkSeconds * 1_000_000) }
-        }
+        library.onBookApplied = { [weak self] in self?.announceTrackListReplaced() }
         sources.append(try loop.watch(fd: engine.mailbox.fileDescriptor) { [weak self] _ in
             self?.drainSynthesis()
         })
@@ -146,14 +121,26 @@ public final class LectorService {
             sources.append(try loop.onSignal(signal) { [weak self] in self?.requestExit(.signal(signal)) })
         }
         sources.append(try loop.onSignal(SIGHUP) { [weak self] in try? self?.reloadConfiguration() })
-        try setUpAudioPolicy()
+        audioPolicy.onPausedBecauseChanged = { [weak self] in
+            self?.bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["PausedBecause"])
+        }
         try? reloadConfiguration()   // a broken file is logged; defaults stand
-        soundServer.attach(policy.mirror)
+        soundServer.attach(audioPolicy.mirror)
         soundServer.onStateChange = { [weak self] state in self?.soundServerChanged(state) }
 
         try bus.add(lector1Object())
         try registerMPRIS()
-        narrator.onBookmark = { [weak self] in self?.saveBookmark() }
+        narrator.onBookmark = { [weak self] in self?.library.saveBookmark() }
+        announcer.delegate = self
+    }
+
+    /// Engine job numbers, shared by the announcer and the narrator.
+    private final class JobNumbers {
+        private var last: UInt64 = 0
+        func next() -> UInt64 {
+            last += 1
+            return last
+        }
     }
 
     isolated deinit {
@@ -206,7 +193,7 @@ public final class LectorService {
     /// Narration's and the announcements' streams, then the sound server's context. Idempotent.
     private func closeAudio() {
         narrator.close()
-        stream = nil
+        announcer.close()
         soundServer.close()        // streams, mirror, then the context
     }
 
@@ -217,10 +204,10 @@ public final class LectorService {
         quiesced = true
         narrator.settleHeard()
         narrator.pause()
-        saveBookmark()
-        bookmarkQueue.sync {}   // the last bookmark is on disk before we go
-        cancelAll(reason: .cancelled)
-        releaseDuck()
+        library.saveBookmark()
+        library.flushBookmarks()   // the last bookmark is on disk before we go
+        announcer.cancelAll(reason: .cancelled)
+        audioPolicy.releaseDuck()
     }
 
     /// The one teardown, in reverse order of start-up; from `run()`'s `defer`, so on every exit.
@@ -230,8 +217,9 @@ public final class LectorService {
         if exitReason == nil { exitReason = .failure("the event loop ended") }
         quiesce()
         exitDeadline?.close()
-        for timer in [markerTimer, streamRetry, bookmarkTimer] { timer?.close() }
-        policy.close()
+        streamRetry?.close()
+        library.close()
+        audioPolicy.close()
         notificationMonitor?.close()
         notificationMonitor = nil
         closeAudio()
@@ -255,7 +243,31 @@ public final class LectorService {
         }
     }
 
-    func emitFinished(_ id: UInt64, _ reason: FinishReason) {
-        emit("SpeechFinished") { try $0.append(id); try $0.append(reason.rawValue) }
+}
+
+/// The announcer's signals go on the bus; its questions go to the audio policy.
+extension LectorService: AnnouncerDelegate {
+    func announcer(_ announcer: Announcer, heard event: Announcer.Signal) {
+        switch event {
+        case .started(let id):
+            emit("SpeechStarted") { try $0.append(id) }
+        case .range(let id, let start, let length):
+            emit("SpeakingRange") { try $0.append(id); try $0.append(start); try $0.append(length) }
+        case .finished(let id, let reason):
+            emit("SpeechFinished") { try $0.append(id); try $0.append(reason.rawValue) }
+        }
     }
+
+    func announcerMayStart(_ priority: SpeechPriority) -> Bool { audioPolicy.mayStart(priority) }
+
+    func announcerPrepareAudibility(for request: SpeechRequest) -> Bool { audioPolicy.prepareAudibility(for: request) }
+
+    func announcerWillSpeak() { narrator.hold() }
+
+    func announcerSpeakingChanged() { audioPolicy.updateDuck() }
+
+    func announcerStreamFailed() { scheduleStreamRetry() }
+
+    /// A failed stream is reopened a moment later (a server without a sink costs one attempt a second).
+    func scheduleStreamRetry() { streamRetry?.schedule(noLaterThan: Self.streamRetrySeconds * 1_000_000) }
 }

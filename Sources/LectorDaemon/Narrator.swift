@@ -45,7 +45,6 @@ final class Narrator {
     var onStateChange: ((PlayerState) -> Void)?
     var onSeeked: ((Int64) -> Void)?
     var onSpeakingRange: ((String, Int, Int) -> Void)?
-    var onChapterNeeded: ((Int) -> Void)?
     var onBookmark: (() -> Void)?
 
     private(set) var book: OpenBook?
@@ -209,8 +208,8 @@ final class Narrator {
             nextOffset = offset
             clock = ChapterClock(scalarCount: 0, scalarsPerSecond: learnedSpeed)
             announcedLength = 0
+            // The background parser delivers chapters in order; this one plays when it comes.
             update { $0.chapter = chapter; if changedChapter { $0.metadataRevision += 1 } }
-            onChapterNeeded?(chapter)
             return
         }
         let key = "\(book.identity)#\(chapter)"

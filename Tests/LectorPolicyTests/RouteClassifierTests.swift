@@ -9,6 +9,21 @@ final class RouteClassifierTests: XCTestCase {
         RouteClassifier.loss(ofStream: me, before: before, after: after)
     }
 
+    // MARK: audible or not
+
+    func testAMoveOfACorkedStreamLosesNothingButOtherLossesDo() {
+        var corked = M.lector(on: M.laptopIndex)
+        corked.corked = true
+        let beforeCorked = M.snapshot([M.laptopHeadphonesIn], [corked])
+        let beforePlaying = M.snapshot([M.laptopHeadphonesIn], [M.lector(on: M.laptopIndex)])
+        let moved = RouteLoss.streamMoved(from: "a", to: "b")
+        XCTAssertFalse(moved.wasAudible(stream: me, before: beforeCorked))
+        XCTAssertTrue(moved.wasAudible(stream: me, before: beforePlaying))
+        // A removed device or an unplugged jack is a loss whatever the cork said.
+        XCTAssertTrue(RouteLoss.deviceRemoved(sink: "a").wasAudible(stream: me, before: beforeCorked))
+        XCTAssertTrue(RouteLoss.headphonesUnplugged(sink: "a", port: "p").wasAudible(stream: me, before: beforeCorked))
+    }
+
     // MARK: (a) laptop analog jack
 
     func testHeadphonesGoingUnavailableBeforePulseAudioSwitchesPort() {

@@ -2,13 +2,95 @@ import CSystemd
 import Foundation
 import LectorBooks
 import LectorBus
+import LectorConfig
 import LectorCore
 import LectorLoop
 import LectorState
 
-/// Opening books: checked on the loop, parsed on `bookQueue`, applied back on the loop. The
-/// first chapter plays as soon as it is parsed; the rest follow in the background.
-extension LectorService {
+/// The books and their bookmarks. Opening: checked on the loop, parsed on `openQueue`, applied
+/// back on the loop; the first chapter plays as soon as it is parsed, the rest follow on
+/// `bookQueue`. Bookmarks (chapter and word) are taken on the loop and written on
+/// `bookmarkQueue` (atomic, fsynced): at pause, stop, chapter change, exit and every 5 s while
+/// playing.
+///
+/// ```swift
+/// try library.open(uri: "file:///home/me/book.epub", options: [:]) { call.deferReply() }
+/// library.saveBookmark(); library.flushBookmarks()   // on disk now
+/// ```
+@MainActor
+final class Library {
+    /// Seconds between bookmark saves while narrating (a kill -9 loses at most this much).
+    static let bookmarkSeconds: UInt64 = 5
+
+    let narrator: Narrator
+    private let catalog: VoiceCatalog
+    /// Voices per language for a book's language.
+    var configuration = Configuration()
+    /// A book was applied: its chapter list changed.
+    var onBookApplied: (() -> Void)?
+
+    private let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
+    /// Bookmarks are written here, never on the loop (fsync can take long).
+    private let bookmarkQueue = DispatchQueue(label: "io.github.lector.bookmarks")
+    /// Books are parsed here, never on the loop.
+    private let bookQueue = DispatchQueue(label: "io.github.lector.books")
+    /// Opens parse here, never queued behind the previous book's background chapters on `bookQueue`.
+    private let openQueue = DispatchQueue(label: "io.github.lector.open")
+    private let latestBook = GenerationTicket()
+    /// The latest Open wins: results of older ones are dropped.
+    private var openGeneration = 0
+    /// Bumped when a book is actually replaced: its background chapter loads then stop counting.
+    private var bookGeneration = 0
+    private var bookmarkTimer: EventSource?
+
+    init(loop: EventLoop, narrator: Narrator, catalog: VoiceCatalog) throws {
+        self.narrator = narrator
+        self.catalog = catalog
+        bookmarkTimer = try loop.timer { [weak self] in
+            guard let self else { return }
+            self.saveBookmark()
+            if self.narrator.state.status == .playing { self.bookmarkTimer?.schedule(after: Self.bookmarkSeconds * 1_000_000) }
+        }
+    }
+
+    /// Teardown: no timer fires after this (the bookmark must have been taken).
+    func close() {
+        bookmarkTimer?.close()
+    }
+
+    /// Narration started or stopped playing: bookmarks every 5 s while it plays.
+    func playbackChanged(from before: PlayerState, to after: PlayerState) {
+        if before.status != .playing, after.status == .playing {
+            bookmarkTimer?.schedule(after: Self.bookmarkSeconds * 1_000_000)
+        }
+        if before.status == .playing, after.status != .playing { bookmarkTimer?.cancel() }
+    }
+
+    // MARK: - bookmarks
+
+    /// The narrator's book at the word last heard, written off the loop.
+    func saveBookmark() {
+        guard let book = narrator.book else { return }
+        let point = narrator.resumePoint
+        let bookmark = Bookmark(bookIdentity: book.identity, path: book.url.path, chapter: point.chapter, offset: point.offset)
+        let store = bookmarks
+        bookmarkQueue.async {
+            do {
+                try store.save(bookmark)
+            } catch {
+                Journal.log(.warning, "could not save the bookmark of \(bookmark.path): \(error)",
+                            fields: ["LECTOR_BOOK": bookmark.path])
+            }
+        }
+    }
+
+    /// Returns once every bookmark taken so far is on disk.
+    func flushBookmarks() {
+        bookmarkQueue.sync {}
+    }
+
+    // MARK: - opening
+
     /// Options of `Open`: `chapter` (u, 0-based), `from-start` (b), `play` (b, default true).
     struct OpenOptions {
         var chapter: Int?
@@ -38,8 +120,9 @@ extension LectorService {
         return url
     }
 
-    /// Checks the call on the loop, parses on `openQueue` and answers once the book is applied.
-    func openBook(uri: String, options: [String: OptionValue], call: MethodCall) throws -> MethodResult {
+    /// Checks the request on the loop (throwing what is wrong with it), then parses on `openQueue`
+    /// and answers through `reply()` once the book is applied.
+    func open(uri: String, options: [String: OptionValue], reply makeReply: () -> DeferredReply) throws {
         let url = try Self.fileURL(from: uri)
         let opening = try OpenOptions(options)
         var isDirectory: ObjCBool = false
@@ -50,7 +133,7 @@ extension LectorService {
 
         openGeneration += 1
         let generation = openGeneration
-        let reply = call.deferReply()
+        let reply = makeReply()
         let store = bookmarks
         let covers = Self.coverDirectory()
         saveBookmark()   // re-opening the book being read must find where it is now
@@ -81,14 +164,13 @@ extension LectorService {
                 }
             }
         }
-        return .answered
     }
 
     private func apply(_ prepared: PreparedBook, play: Bool) {
         if let note = prepared.note { Journal.log(.notice, note, fields: ["LECTOR_BOOK": prepared.book.url.path]) }
         narrator.voice = voice(forBookLanguage: prepared.book.language)
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)
-        announceTrackListReplaced()
+        onBookApplied?()
         Journal.log(.info, "opened \"\(BusText.capped(prepared.book.title))\" (\(prepared.book.chapterCount) chapters) at chapter \(prepared.startChapter + 1)",
                     fields: ["LECTOR_BOOK": prepared.book.url.path, "LECTOR_CHAPTER": String(prepared.startChapter + 1)])
         bookGeneration += 1
@@ -140,10 +222,6 @@ extension LectorService {
         bookQueue.async { releaseFreedHeap() }
     }
 
-    /// A jump reached a chapter the background parser has not delivered yet: it comes in order;
-    /// nothing to do but wait (the narrator keeps the jump pending).
-    func loadChapterSoon(_ chapter: Int) {}
-
     /// `$XDG_CACHE_HOME/lector/covers`: GNOME Shell loads artUrl with GIO, so a file:// here.
     static func coverDirectory() -> URL {
         let environment = ProcessInfo.processInfo.environment
@@ -163,7 +241,7 @@ struct PreparedBook: @unchecked Sendable {
     var remainingChapters: [Int]
     var note: String?
 
-    static func prepare(url: URL, options: LectorService.OpenOptions, bookmarks: BookmarkStore,
+    static func prepare(url: URL, options: Library.OpenOptions, bookmarks: BookmarkStore,
                         covers: URL) throws -> PreparedBook {
         let outline: BookOutline
         do {
