@@ -42,7 +42,7 @@ final class BadInputTests: XCTestCase {
         let lector = try lector()
         let result = try lector.call("Speak", [text, options])
         XCTAssertTrue(result.succeeded, "Speak(\"\(text)\", \(options)) refused: \(result)", file: file, line: line)
-        guard let id = LectorFixture.uint64(in: result.stdout) else { return }
+        let id = try XCTUnwrap(LectorFixture.uint64(in: result.stdout), "no id in \(result)", file: file, line: line)
         XCTAssertEqual(lector.finished(id, timeout: 15)?.arguments.last, "done",
                        "Speak(\"\(text)\", \(options))\(lector.context)", file: file, line: line)
     }
@@ -120,9 +120,7 @@ final class BadInputTests: XCTestCase {
         let lector = try lector()
         let busctl = try lector.session.run("busctl", ["--user", "call", LectorFixture.service, LectorFixture.objectPath,
                                                        LectorFixture.interface, "Speak", "sa{sv}", "hi", "1", "rate", "d", "nan"])
-        if busctl.stderr.contains("Failed to parse") || busctl.stderr.contains("Invalid argument") && !busctl.stderr.contains("finite") {
-            throw XCTSkip("busctl cannot send NaN: \(busctl.stderr)")
-        }
+        // busctl (systemd 252) parses "nan" with strtod and sends it: the daemon must refuse it.
         XCTAssertFalse(busctl.succeeded, "\(busctl)")
         XCTAssertTrue(busctl.stderr.contains("finite"), "\(busctl)")
         lector.assertServing("after NaN")

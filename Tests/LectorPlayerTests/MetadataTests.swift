@@ -13,8 +13,7 @@ final class MetadataTests: SharedDaemonTestCase {
         let result = try fixture.playerctl("metadata", "--format", format)
         XCTAssertTrue(result.succeeded, "\(result)\(fixture.context)")
         let fields = result.stdout.trimmingCharacters(in: .newlines).components(separatedBy: "|")
-        XCTAssertEqual(fields.count, 8, "playerctl printed \(result.stdout)")
-        guard fields.count == 8 else { return }
+        guard fields.count == 8 else { return XCTFail("playerctl printed \(result.stdout), not 8 fields") }
         XCTAssertEqual(fields[0], "The Waste Land", "xesam:title is the chapter's title")
         XCTAssertEqual(fields[1], "The Waste Land", "xesam:album is the book's title")
         XCTAssertEqual(fields[2], "T.S. Eliot", "xesam:artist")
