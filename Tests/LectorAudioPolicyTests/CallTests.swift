@@ -40,8 +40,7 @@ final class CallTests: XCTestCase {
         XCTAssertTrue(try fixture.playerctl("pause").succeeded)   // the listener says: stay paused
         XCTAssertTrue(try poll(timeout: 5) { try fixture.pausedBecause() == "user" })
         call.terminate()
-        Thread.sleep(forTimeInterval: 1.0)
-        XCTAssertEqual(try fixture.status(), "Paused")
+        XCTAssertTrue(try holds(for: 1.0) { try fixture.status() == "Paused" }, "resumed after the listener paused\(fixture.context)")
     }
 
     func testNarrationPausedBeforeTheCallStaysPaused() throws {
@@ -51,11 +50,10 @@ final class CallTests: XCTestCase {
         XCTAssertTrue(try fixture.playerctl("pause").succeeded)
         XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" })
         let call = try fixture.session.startPlayback(role: "phone", name: "call")
-        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertTrue(try holds(for: 0.5) { try fixture.pausedBecause() == "user" })
         call.terminate()
-        Thread.sleep(forTimeInterval: 1.0)
-        XCTAssertEqual(try fixture.status(), "Paused")
-        XCTAssertEqual(try fixture.pausedBecause(), "user")
+        XCTAssertTrue(try holds(for: 1.0) { try fixture.status() == "Paused" && fixture.pausedBecause() == "user" },
+                      "narration paused before the call did not stay paused\(fixture.context)")
     }
 
     func testAutoResumeTimeoutFromTheConfig() throws {
@@ -65,11 +63,10 @@ final class CallTests: XCTestCase {
         try fixture.narrate()
         let call = try fixture.session.startPlayback(role: "phone", name: "call")
         XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" })
-        Thread.sleep(forTimeInterval: 0.2)
+        Thread.sleep(forTimeInterval: 0.2)   // the call's length: longer than the 0-minute timeout
         call.terminate()
-        Thread.sleep(forTimeInterval: 1.0)
-        XCTAssertEqual(try fixture.status(), "Paused", "resumed after a call longer than the timeout\(fixture.context)")
-        XCTAssertEqual(try fixture.pausedBecause(), "call")
+        XCTAssertTrue(try holds(for: 1.0) { try fixture.status() == "Paused" && fixture.pausedBecause() == "call" },
+                      "resumed after a call longer than the timeout\(fixture.context)")
     }
 
     func testCallHoldsAnnouncementsButNotImportantOnes() throws {

@@ -92,7 +92,7 @@ final class AnnouncementPriorityTests: XCTestCase {
     /// SpeechFinished of any of them would be in `lifecycle()`.
     private func waitAllFinished(timeout: TimeInterval = 45, file: StaticString = #filePath, line: UInt = #line) {
         let all = Set(names.keys)
-        let done = eventually(timeout: timeout) {
+        let done = poll(timeout: timeout) {
             let finished = Set(lector.watcher.signals(named: "SpeechFinished").filter(lector1)
                 .compactMap { $0.arguments.first.flatMap(UInt64.init) })
             return all.isSubset(of: finished)

@@ -25,7 +25,7 @@ final class ConfigTests: XCTestCase {
     }
 
     private func waitForLog(_ daemon: ManagedProcess, _ text: String, occurrences: Int = 1) -> Bool {
-        eventually(timeout: 10) { daemon.output.components(separatedBy: text).count - 1 >= occurrences }
+        poll(timeout: 10) { daemon.output.components(separatedBy: text).count - 1 >= occurrences }
     }
 
     func testReloadAppliesTheFileAndRefusesABrokenOne() throws {

@@ -120,7 +120,7 @@ final class FloodTests: XCTestCase {
             try session.spawn(Self.python, ["-I", script.path, String(client), String(Self.messagesPerClient),
                                             String(Self.window), go.path])
         }
-        XCTAssertTrue(eventually(timeout: 20) {
+        XCTAssertTrue(poll(timeout: 20) {
             flooders.allSatisfy { $0.standardOutput.contains("ready") || !$0.isRunning }
         }, "flooders did not connect: \(flooders.map(\.output))")
         XCTAssertTrue(flooders.allSatisfy(\.isRunning), "a flooder exited early: \(flooders.map(\.output))")
@@ -212,7 +212,7 @@ final class FloodTests: XCTestCase {
 
         // Every id ends with exactly one SpeechFinished, and no other id appears.
         let known = Set(accepted + [warmUp, sent.id])
-        let drained = eventually(timeout: 20) {
+        let drained = poll(timeout: 20) {
             Set(lector.watcher.signals(named: "SpeechFinished").compactMap { $0.arguments.first.flatMap(UInt64.init) })
                 .isSuperset(of: known)
         }

@@ -148,12 +148,3 @@ extension Date {
     func since(_ reference: Date) -> String { String(format: "%+.3f s", timeIntervalSince(reference)) }
 }
 
-/// Waits for `condition` with a deadline (polling every 10 ms); true once it holds.
-func eventually(timeout: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    while true {
-        if try condition() { return true }
-        if Date() >= deadline { return false }
-        usleep(10_000)
-    }
-}

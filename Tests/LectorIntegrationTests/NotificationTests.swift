@@ -74,7 +74,7 @@ final class NotificationTests: XCTestCase {
 
     func testEnabledReadsAllowListedAppsAsAppColonSummaryOnly() throws {
         try start(config: "[notifications]\nenabled = true\nallow = [\"Thunderbird\"]\n")
-        XCTAssertTrue(eventually(timeout: 5) { self.daemon.output.contains("reading notifications of: Thunderbird") }, context)
+        XCTAssertTrue(poll(timeout: 5) { self.daemon.output.contains("reading notifications of: Thunderbird") }, context)
 
         let other = try notify(app: "Slack", summary: "Ping")
         Thread.sleep(forTimeInterval: 1.5)
@@ -90,7 +90,7 @@ final class NotificationTests: XCTestCase {
     func testTheCommandLineTurnsItOnAndOffAndIsRemembered() throws {
         try start(config: "[notifications]\nallow = [\"*\"]\n")
         XCTAssertEqual(try lector("notifications", "on").stdout, "notifications are read aloud\n")
-        XCTAssertTrue(eventually(timeout: 5) { self.daemon.output.contains("reading notifications of: *") }, context)
+        XCTAssertTrue(poll(timeout: 5) { self.daemon.output.contains("reading notifications of: *") }, context)
         let on = try notify(app: "make", summary: "Build finished")
         XCTAssertNotNil(recording.waitForSound(after: on, timeout: 5), "not heard after `lector notifications on`\(context)")
         XCTAssertTrue(recording.waitForSilence(quiet: 0.5, timeout: 15))

@@ -346,7 +346,7 @@ final class TestKitSelfTests: XCTestCase {
         case .pipewire:
             // WirePlumber saves it in its own state (after 1 s); pipewire-pulse's stream-restore
             // extension only lists what clients wrote through it.
-            XCTAssertTrue(eventually(timeout: 5) {
+            XCTAssertTrue(poll(timeout: 5) {
                 session.wirePlumberRestoreStreamState()["Output/Audio:media.role:Music:channelVolumes"] != nil
             }, "\(session.wirePlumberRestoreStreamState())")
             let cubic = try XCTUnwrap(session.wirePlumberRestoreStreamState()["Output/Audio:media.role:Music:channelVolumes"]
@@ -370,7 +370,7 @@ final class TestKitSelfTests: XCTestCase {
         XCTAssertTrue(announce.muted)
         // WirePlumber takes the written entry into its state asynchronously.
         var third: PlaybackStreamInfo?
-        XCTAssertTrue(try eventually(timeout: 3) {
+        XCTAssertTrue(try poll(timeout: 3) {
             let player = try session.startPlayback(role: "music", name: "player-three")
             defer { player.terminate() }
             third = try session.playbackStreams(named: "player-three").first
@@ -390,7 +390,7 @@ final class TestKitSelfTests: XCTestCase {
         try session.saveStreamEntry(name: "sink-input-by-media-role:music", volume: [16384])
         // WirePlumber writes its state file 1 s after the last change.
         if session.soundServerKind == .pipewire {
-            XCTAssertTrue(eventually(timeout: 5) {
+            XCTAssertTrue(poll(timeout: 5) {
                 session.wirePlumberRestoreStreamState()["Output/Audio:media.role:Music:channelVolumes"] != nil
             })
         }

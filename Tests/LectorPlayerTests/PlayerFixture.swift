@@ -359,15 +359,6 @@ class SharedDaemonTestCase: XCTestCase {
     }
 }
 
-/// Polls `condition` every 20 ms until it holds (true) or `timeout` passes (false).
-func poll(timeout: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    while true {
-        if try condition() { return true }
-        if Date() >= deadline { return false }
-        usleep(20_000)
-    }
-}
 
 extension Date {
     /// "+1.234 s" relative to `reference`, for failure messages.
