@@ -96,6 +96,8 @@ let package = Package(
         .testTarget(name: "LectorPolicyTests", dependencies: ["LectorPolicy"]),
         .testTarget(name: "LectorConfigTests", dependencies: ["LectorConfig"]),
         .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
+        // The test kit's own checks: private sessions, recorders, watchers, both sound servers.
+        .testTarget(name: "LectorTestKitTests", dependencies: ["LectorTestKit", "lector-pulse-probe"]),
         .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
         .testTarget(name: "LectorAudioPolicyTests",
                     dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-pulse-probe"]),
