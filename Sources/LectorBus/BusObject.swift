@@ -53,9 +53,10 @@ public final class BusObject {
         self.slots = slots
         var entries: [lector_member] = []
         for (index, member) in members.enumerated() {
-            entries.append(lector_member(kind: member.kind, name: copy(member.name), signature: copy(member.signature),
-                                         result: member.result.map(copy), names: copy(names: member.names),
-                                         flags: member.flags, slot: index))
+            let shape = member.shape
+            entries.append(lector_member(kind: shape.kind, name: copy(shape.name), signature: copy(shape.signature),
+                                         result: shape.result.map(copy), names: copy(names: shape.names),
+                                         flags: shape.flags, slot: index))
         }
         guard let vtable = lector_vtable_new(entries, entries.count, Self.methodHandler, Self.getHandler, Self.setHandler) else {
             throw SystemError(errno: 12, "building the vtable of \(interface)")
@@ -142,12 +143,7 @@ public struct BusMember<Target: AnyObject> {
     public typealias Getter = @MainActor (Target, MessageWriter) throws -> Void
     public typealias Setter = @MainActor (Target, MessageReader) throws -> Void
 
-    let name: String
-    let kind: lector_member_kind
-    let signature: String
-    let result: String?
-    let names: [String]
-    let flags: UInt64
+    let shape: MemberShape
     let method: Method?
     let getter: Getter?
     let setter: Setter?
@@ -156,12 +152,14 @@ public struct BusMember<Target: AnyObject> {
     public static func method(_ name: String, in signature: String = "", _ inNames: [String] = [],
                               out result: String = "", _ outNames: [String] = [],
                               _ handler: @escaping Method) -> BusMember {
-        BusMember(name: name, kind: LECTOR_MEMBER_METHOD, signature: signature, result: result, names: inNames + outNames,
-                  flags: LECTOR_VTABLE_UNPRIVILEGED, method: handler, getter: nil, setter: nil)
+        BusMember(shape: MemberShape(name: name, kind: LECTOR_MEMBER_METHOD, signature: signature, result: result,
+                                     names: inNames + outNames, flags: LECTOR_VTABLE_UNPRIVILEGED),
+                  method: handler, getter: nil, setter: nil)
     }
 
     public static func signal(_ name: String, _ signature: String, _ names: [String]) -> BusMember {
-        BusMember(name: name, kind: LECTOR_MEMBER_SIGNAL, signature: signature, result: nil, names: names, flags: 0,
+        BusMember(shape: MemberShape(name: name, kind: LECTOR_MEMBER_SIGNAL, signature: signature, result: nil,
+                                     names: names, flags: 0),
                   method: nil, getter: nil, setter: nil)
     }
 
@@ -176,8 +174,9 @@ public struct BusMember<Target: AnyObject> {
         case .never: flags = 0
         }
         if set != nil { flags |= LECTOR_VTABLE_UNPRIVILEGED }
-        return BusMember(name: name, kind: set == nil ? LECTOR_MEMBER_PROPERTY : LECTOR_MEMBER_WRITABLE_PROPERTY,
-                         signature: type, result: nil, names: [], flags: flags, method: nil, getter: get, setter: set)
+        return BusMember(shape: MemberShape(name: name, kind: set == nil ? LECTOR_MEMBER_PROPERTY : LECTOR_MEMBER_WRITABLE_PROPERTY,
+                                            signature: type, result: nil, names: [], flags: flags),
+                         method: nil, getter: get, setter: set)
     }
 
     @MainActor
@@ -195,8 +194,7 @@ public struct BusMember<Target: AnyObject> {
         if let setter {
             boundSetter = { reader in try setter(try held.get(), reader) }
         }
-        return ErasedMember(name: name, kind: kind, signature: signature, result: result, names: names, flags: flags,
-                            method: boundMethod, getter: boundGetter, setter: boundSetter)
+        return ErasedMember(shape: shape, method: boundMethod, getter: boundGetter, setter: boundSetter)
     }
 }
 
@@ -212,14 +210,19 @@ private final class WeakTarget<Target: AnyObject> {
     }
 }
 
-/// A member with its target bound (weakly).
-struct ErasedMember {
+/// What a vtable entry says of a member: kind, name, signatures, argument names, flags.
+struct MemberShape {
     let name: String
     let kind: lector_member_kind
     let signature: String
     let result: String?
     let names: [String]
     let flags: UInt64
+}
+
+/// A member with its target bound (weakly).
+struct ErasedMember {
+    let shape: MemberShape
     let method: (@MainActor (MethodCall) throws -> MethodResult)?
     let getter: (@MainActor (MessageWriter) throws -> Void)?
     let setter: (@MainActor (MessageReader) throws -> Void)?
@@ -278,17 +281,17 @@ private final class MemberBox {
     }
 
     func get(_ reply: OpaquePointer, _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
-        do {
-            try member.getter!(MessageWriter(reply))
-            return 1
-        } catch {
-            return MethodReply.fail(error, into: busError)
-        }
+        Self.answer(busError) { try member.getter!(MessageWriter(reply)) }
     }
 
     func set(_ value: OpaquePointer, _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        Self.answer(busError) { try member.setter!(MessageReader(value)) }
+    }
+
+    /// 1 when `body` succeeds, else its error under its own name.
+    private static func answer(_ busError: UnsafeMutablePointer<sd_bus_error>?, _ body: () throws -> Void) -> Int32 {
         do {
-            try member.setter!(MessageReader(value))
+            try body()
             return 1
         } catch {
             return MethodReply.fail(error, into: busError)

@@ -6,20 +6,6 @@ import XCTest
 final class BookmarkTests: XCTestCase {
     private static let wastelandIdentity = "code.google.com.epub-samples.wasteland-basic"
 
-    /// The bookmark file of the book with `identity`, and its decoded content.
-    private func bookmark(of identity: String, in fixture: PlayerFixture) -> (file: URL, chapter: Int, offset: Int)? {
-        let files = (try? FileManager.default.contentsOfDirectory(at: fixture.bookmarkDirectory, includingPropertiesForKeys: nil)) ?? []
-        for file in files where file.pathExtension == "json" {
-            guard let data = try? Data(contentsOf: file),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  object["bookIdentity"] as? String == identity,
-                  let chapter = (object["chapter"] as? NSNumber)?.intValue,
-                  let offset = (object["offset"] as? NSNumber)?.intValue else { continue }
-            return (file, chapter, offset)
-        }
-        return nil
-    }
-
     func testResumeAfterKillFromStartAndCorruptBookmark() throws {
         let book = try BookFixtures.require(BookFixtures.wasteland)
         let fixture = try PlayerFixture()
@@ -31,7 +17,7 @@ final class BookmarkTests: XCTestCase {
         XCTAssertTrue(read.stdout.contains("The Waste Land, chapter 2: I. THE BURIAL OF THE DEAD"), read.stdout)
         XCTAssertEqual(try fixture.trackNumber(), 2)
         XCTAssertTrue(try poll(timeout: 15) { try fixture.position() >= 6_000_000 }, "chapter 2 did not play for 6 s\(fixture.context)")
-        let saved = try XCTUnwrap(bookmark(of: Self.wastelandIdentity, in: fixture),
+        let saved = try XCTUnwrap(fixture.bookmark(of: Self.wastelandIdentity),
                                   "no bookmark after 6 s of playing (one is due every 5 s)\(fixture.context)")
         XCTAssertEqual(saved.chapter, 1, "the bookmark's chapter (0-based)")
         XCTAssertGreaterThan(saved.offset, 0, "the bookmark's offset")
@@ -62,9 +48,9 @@ final class BookmarkTests: XCTestCase {
         // Another book replaces it: the Waste Land's bookmark is written (chapter 1 now) and left alone.
         let other = try TextBooks.write(TextBooks.threeShortChapters, named: "other.txt", in: fixture.session.directory)
         try fixture.open(other)
-        XCTAssertTrue(poll(timeout: 3) { bookmark(of: Self.wastelandIdentity, in: fixture)?.chapter == 0 },
+        XCTAssertTrue(poll(timeout: 3) { fixture.bookmark(of: Self.wastelandIdentity)?.chapter == 0 },
                       "the bookmark of the replaced book was not written\(fixture.context)")
-        let file = try XCTUnwrap(bookmark(of: Self.wastelandIdentity, in: fixture)?.file)
+        let file = try XCTUnwrap(fixture.bookmark(of: Self.wastelandIdentity)?.file)
         try Data("{ this is not a bookmark \u{0}\u{1}".utf8).write(to: file)
 
         since = Date()

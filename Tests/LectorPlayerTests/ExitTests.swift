@@ -8,18 +8,8 @@ import XCTest
 final class ExitTests: XCTestCase {
     private static let wastelandIdentity = "code.google.com.epub-samples.wasteland-basic"
 
-    /// (chapter, offset) of the book's bookmark file, if there is one.
     private func bookmark(_ fixture: PlayerFixture) -> (chapter: Int, offset: Int)? {
-        let files = (try? FileManager.default.contentsOfDirectory(at: fixture.bookmarkDirectory, includingPropertiesForKeys: nil)) ?? []
-        for file in files where file.pathExtension == "json" {
-            guard let data = try? Data(contentsOf: file),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  object["bookIdentity"] as? String == Self.wastelandIdentity,
-                  let chapter = (object["chapter"] as? NSNumber)?.intValue,
-                  let offset = (object["offset"] as? NSNumber)?.intValue else { continue }
-            return (chapter, offset)
-        }
-        return nil
+        fixture.bookmark(of: Self.wastelandIdentity).map { ($0.chapter, $0.offset) }
     }
 
     /// Narrates chapter 2 until a word about 2 s in is heard (before the first periodic

@@ -237,6 +237,20 @@ final class PlayerFixture {
         URL(fileURLWithPath: session.environment["XDG_STATE_HOME"]!).appendingPathComponent("lector/bookmarks", isDirectory: true)
     }
 
+    /// The bookmark file of the book with `identity`, and its decoded chapter and offset.
+    func bookmark(of identity: String) -> (file: URL, chapter: Int, offset: Int)? {
+        let files = (try? FileManager.default.contentsOfDirectory(at: bookmarkDirectory, includingPropertiesForKeys: nil)) ?? []
+        for file in files where file.pathExtension == "json" {
+            guard let data = try? Data(contentsOf: file),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  object["bookIdentity"] as? String == identity,
+                  let chapter = (object["chapter"] as? NSNumber)?.intValue,
+                  let offset = (object["offset"] as? NSNumber)?.intValue else { continue }
+            return (file, chapter, offset)
+        }
+        return nil
+    }
+
     var coverDirectory: URL {
         URL(fileURLWithPath: session.environment["XDG_CACHE_HOME"]!).appendingPathComponent("lector/covers", isDirectory: true)
     }
