@@ -36,6 +36,8 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
     /// The file has 0 bytes.
     case emptyFile(file: URL)
     case isDirectory(file: URL)
+    /// A FIFO, device or socket (`kind` says which): it has no size to check and may never end.
+    case notARegularFile(file: URL, kind: String)
     /// A plain-text file in an encoding this reader does not decode, or binary data. `detected`
     /// says what it looked like, e.g. "binary data (NUL bytes)" or "UTF-32 little-endian".
     case unsupportedEncoding(file: URL, detected: String?)
@@ -51,7 +53,7 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
              .missingPackageDocument(let file, _), .missingResource(let file, _),
              .brokenXML(let file, _, _, _), .encrypted(let file, _), .tooLarge(let file, _),
              .pathEscapesArchive(let file, _), .emptyBook(let file), .emptyFile(let file),
-             .isDirectory(let file), .unsupportedEncoding(let file, _), .noSuchChapter(let file, _, _),
+             .isDirectory(let file), .notARegularFile(let file, _), .unsupportedEncoding(let file, _), .noSuchChapter(let file, _, _),
              .unreadable(let file, _):
             return file
         }
@@ -87,6 +89,8 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
             return "\(name): the file is empty (0 bytes)"
         case .isDirectory:
             return "\(name): is a directory, not a book file"
+        case .notARegularFile(_, let kind):
+            return "\(name): is a \(kind), not a book file; save what it holds to a file and open that"
         case .unsupportedEncoding(_, let detected):
             return "\(name): the text encoding is not supported"
                 + (detected.map { ": looks like \($0)" } ?? "")

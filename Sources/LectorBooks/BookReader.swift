@@ -31,17 +31,26 @@ public enum BookReader {
         return try openPlainText(file, size: size, limits: limits)
     }
 
+    /// The size of the file `file` names, following symbolic links (`attributesOfItem` does not:
+    /// it gave the link's own size, which let a link to a huge text file past `maxEntrySize`).
+    /// Only regular files are books: a FIFO or a device has no size to check and may never end.
     private static func fileSize(_ file: URL) throws(BookError) -> UInt64 {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
             throw .unreadable(file: file, reason: "no such file")
         }
         if isDirectory.boolValue { throw .isDirectory(file: file) }
-        do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-            return (attributes[.size] as? NSNumber)?.uint64Value ?? 0
-        } catch {
-            throw .unreadable(file: file, reason: "\(error)")
+        var status = stat()
+        guard stat(file.path, &status) == 0 else {
+            throw .unreadable(file: file, reason: String(cString: strerror(errno)))
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return UInt64(max(0, status.st_size))
+        case S_IFIFO: throw .notARegularFile(file: file, kind: "FIFO (named pipe)")
+        case S_IFCHR: throw .notARegularFile(file: file, kind: "character device")
+        case S_IFBLK: throw .notARegularFile(file: file, kind: "block device")
+        case S_IFSOCK: throw .notARegularFile(file: file, kind: "socket")
+        default: throw .notARegularFile(file: file, kind: "special file")
         }
     }
 

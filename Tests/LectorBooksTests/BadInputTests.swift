@@ -300,6 +300,36 @@ final class BadInputTests: XCTestCase {
         }
     }
 
+    /// A FIFO (e.g. `lector read <(curl ...)`) has no size to check and may never end: refused
+    /// as such, not as "empty (0 bytes)" as before.
+    func testFIFOIsNotARegularFile() throws {
+        let url = directory.url.appendingPathComponent("pipe.txt")
+        XCTAssertEqual(mkfifo(url.path, 0o600), 0)
+        assertRefused(url, .notARegularFile(file: url, kind: "FIFO (named pipe)"))
+    }
+
+    func testDeviceIsNotARegularFile() throws {
+        let url = URL(fileURLWithPath: "/dev/zero")
+        assertRefused(url, .notARegularFile(file: url, kind: "character device"))
+        let link = directory.url.appendingPathComponent("zero.txt")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: url)
+        assertRefused(link, .notARegularFile(file: link, kind: "character device"))
+    }
+
+    /// The size limit holds for the file a symbolic link names, not the link's own size (which
+    /// let a link to a 70 MB text file past the 64 MiB limit).
+    func testSymbolicLinkToATooLargeTextIsTooLarge() throws {
+        let big = try directory.file("big.txt", String(repeating: "A sentence of a long book. ", count: 4000))
+        let link = directory.url.appendingPathComponent("link.txt")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: big)
+        let limits = BookLimits(maxEntrySize: 50_000, maxTotalSize: 1 << 20, maxCompressionRatio: 200,
+                                ratioCheckedAbove: 1 << 20)
+        let size = UInt64(try Data(contentsOf: big).count)
+        assertRefused(link, limits: limits,
+                      .tooLarge(file: link, violation: .entry(path: "link.txt", size: size, limit: 50_000)))
+        XCTAssertNoThrow(try Book.load(link), "a link to a text under the limit opens")
+    }
+
     func testMissingFileIsUnreadable() throws {
         let url = directory.url.appendingPathComponent("nowhere.epub")
         assertRefused(url, .unreadable(file: url, reason: "no such file"))
