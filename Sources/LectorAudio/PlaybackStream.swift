@@ -44,6 +44,9 @@ public final class PlaybackStream {
     /// `pa_stream *` until `invalidate`.
     private var stream: OpaquePointer?
     private var fifo: [[Int16]] = []
+    private var timingWaiters: [@MainActor (Int64) -> Void] = []
+    private var timingInFlight = false
+    private var timingStale = false
     private var fifoOffset = 0
 
     init(context: OpaquePointer, sampleRate: Int, properties: [String: String]) throws {
@@ -123,9 +126,9 @@ public final class PlaybackStream {
         queuedFrames = 0
         if dropped > 0 { onConsumed?(dropped) }
         guard state == .ready, let stream else { return }
-        pa_operation_unref(pa_stream_flush(stream, nil, nil))
+        Self.release(pa_stream_flush(stream, nil, nil))
         setCorked(true)
-        pa_operation_unref(pa_stream_update_timing_info(stream, nil, nil))
+        updateTiming()
     }
 
     /// Drops queued audio from `frame` on (frames still in our FIFO only; what the server has
@@ -173,20 +176,42 @@ public final class PlaybackStream {
 
     /// Asks the server where playback is and calls `completion` with the frame being heard.
     public func heardFrame(_ completion: @escaping @MainActor (Int64) -> Void) {
+        guard state == .ready, stream != nil else { return }
+        timingWaiters.append(completion)
+        updateTiming()
+    }
+
+    /// One timing query in flight at a time: libpulse refuses (returns no operation) once 32 are
+    /// unanswered, which a burst of seeks or pauses reached. Asking again while one is in flight
+    /// marks it stale: a fresh one follows it, and the waiters get that one.
+    private func updateTiming() {
         guard state == .ready, let stream else { return }
-        let box = Unmanaged.passRetained(TimingRequest(stream: self, completion: completion)).toOpaque()
+        if timingInFlight {
+            timingStale = true
+            return
+        }
+        let box = Unmanaged.passRetained(TimingRequest(stream: self)).toOpaque()
         guard let operation = pa_stream_update_timing_info(stream, { _, _, userdata in
             let request = Unmanaged<TimingRequest>.fromOpaque(userdata!)
-            MainActor.assumeIsolated {
-                let request = request.takeRetainedValue()
-                guard let stream = request.stream else { return }
-                request.completion(stream.currentHeardFrame())
-            }
+            MainActor.assumeIsolated { request.takeRetainedValue().stream?.timingArrived() }
         }, box) else {
             Unmanaged<TimingRequest>.fromOpaque(box).release()
             return
         }
+        timingInFlight = true
         pa_operation_unref(operation)
+    }
+
+    private func timingArrived() {
+        timingInFlight = false
+        if timingStale {
+            timingStale = false
+            return updateTiming()
+        }
+        let waiters = timingWaiters
+        timingWaiters = []
+        let frame = currentHeardFrame()
+        for waiter in waiters { waiter(frame) }
     }
 
     /// From the last timing update: frames written minus what is still ahead of the speaker
@@ -220,9 +245,9 @@ public final class PlaybackStream {
     private func setCorked(_ corked: Bool) {
         isCorked = corked
         guard state == .ready, let stream else { return }
-        pa_operation_unref(pa_stream_cork(stream, corked ? 1 : 0, nil, nil))
+        Self.release(pa_stream_cork(stream, corked ? 1 : 0, nil, nil))
         // Answered after the cork: the position frozen by a pause reads right at once.
-        pa_operation_unref(pa_stream_update_timing_info(stream, nil, nil))
+        updateTiming()
     }
 
     private func fill() {
@@ -270,13 +295,15 @@ public final class PlaybackStream {
         onStateChange?(state)
     }
 
+    /// libpulse returns no operation when it cannot send a request (e.g. the connection is
+    /// going): nothing to release then.
+    private static func release(_ operation: OpaquePointer?) {
+        if let operation { pa_operation_unref(operation) }
+    }
+
     /// Weak: libpulse never calls back for a request cancelled by a lost server.
     private final class TimingRequest {
         weak var stream: PlaybackStream?
-        let completion: @MainActor (Int64) -> Void
-        init(stream: PlaybackStream, completion: @escaping @MainActor (Int64) -> Void) {
-            self.stream = stream
-            self.completion = completion
-        }
+        init(stream: PlaybackStream) { self.stream = stream }
     }
 }

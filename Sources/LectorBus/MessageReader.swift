@@ -15,7 +15,12 @@ public struct MessageReader {
 
     public func readString() throws -> String {
         var value: UnsafePointer<CChar>?
-        try check(sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &value), "s")
+        let r = sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &value)
+        if r == -EBADMSG {
+            throw LectorError.invalidArgument("a string holds a Unicode noncharacter (U+FDD0...U+FDEF, U+FFFE, U+FFFF) "
+                                              + "or a NUL, which D-Bus refuses: remove it")
+        }
+        try check(r, "s")
         return String(cString: value!)
     }
 

@@ -15,9 +15,23 @@ public struct MessageWriter {
         self.budget = budget
     }
 
+    /// Unicode noncharacters (U+FDD0...U+FDEF, U+xFFFE, U+xFFFF), which XML and UTF-8 allow but
+    /// sd-bus refuses, are sent as U+FFFD: one scalar for one, so text offsets still match.
     public func append(_ value: String) throws {
         try budget.spend(value.utf8.count + 8)
-        try value.withCString { try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0)) }
+        let sendable = Self.withoutNoncharacters(value)
+        try sendable.withCString { try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0)) }
+    }
+
+    static func withoutNoncharacters(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isNoncharacter) else { return text }
+        var cleaned = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { cleaned.append(isNoncharacter(scalar) ? "\u{FFFD}" : scalar) }
+        return String(cleaned)
+    }
+
+    private static func isNoncharacter(_ scalar: Unicode.Scalar) -> Bool {
+        (0xFDD0...0xFDEF).contains(scalar.value) || scalar.value & 0xFFFE == 0xFFFE
     }
 
     public func append(_ value: UInt64) throws { try basic("t", value) }

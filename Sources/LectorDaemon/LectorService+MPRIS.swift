@@ -192,6 +192,7 @@ extension LectorService {
     func goTo(_ call: MethodCall) throws -> MethodResult {
         let id = try call.reader.readObjectPath()
         audioPolicy.listenerActed(pausing: false)
+        guard narrator.book != nil else { throw LectorError(.noBook, "no book is open: Open one first") }
         guard let chapter = narrator.book?.chapter(ofTrackID: id) else {
             throw LectorError(.invalidArgument, "\(id) is not a chapter of the open book")
         }
@@ -199,18 +200,41 @@ extension LectorService {
         return .done
     }
 
+    /// A chapter not read yet (they load in order after the one playing) is answered when it
+    /// is, or with ChapterNotReady after `chapterTextWaitMicroseconds`.
     func chapterText(_ call: MethodCall) throws -> MethodResult {
         let chapter = Int(try call.reader.readUInt32())
-        guard let book = narrator.book, book.chapterTitles.indices.contains(chapter) else {
-            throw LectorError(.invalidArgument, "no chapter \(chapter) in the open book")
+        guard let book = narrator.book else { throw LectorError(.noBook, "no book is open: Open one first") }
+        guard book.chapterTitles.indices.contains(chapter) else {
+            throw LectorError(.invalidArgument, "no chapter \(chapter) in the open book: it has \(book.chapterCount) (0 to \(book.chapterCount - 1))")
         }
-        guard let text = book.chapterTexts[chapter] else {
-            throw LectorError(.chapterNotReady, "chapter \(chapter) is still being read from the book; try again shortly")
+        guard book.chapterTexts[chapter] != nil else {
+            if chapterTextWaiters.isEmpty { chapterTextTimer?.schedule(after: Self.chapterTextWaitMicroseconds) }
+            chapterTextWaiters[chapter, default: []].append(call.deferReply())
+            return .answered
         }
-        return .values {
-            try $0.appendObjectPath(book.trackID(chapter))
-            try $0.append(text)
-        }
+        return .values { try self.writeChapterText(chapter, $0) }
+    }
+
+    private func writeChapterText(_ chapter: Int, _ writer: MessageWriter) throws {
+        guard let book = narrator.book, let text = book.chapterTexts[chapter] else { return }
+        try writer.appendObjectPath(book.trackID(chapter))
+        try writer.append(text)
+    }
+
+    /// A chapter arrived from the background parser: answer who waited for it.
+    func chapterLoaded(_ chapter: Int) {
+        guard let waiting = chapterTextWaiters.removeValue(forKey: chapter) else { return }
+        for reply in waiting { reply.send { try self.writeChapterText(chapter, $0) } }
+        if chapterTextWaiters.isEmpty { chapterTextTimer?.cancel() }
+    }
+
+    /// Those still waiting get `error` (the wait ran out, or another book was opened).
+    func failChapterTextWaiters(_ error: LectorError) {
+        let waiting = chapterTextWaiters
+        chapterTextWaiters = [:]
+        chapterTextTimer?.cancel()
+        for (_, replies) in waiting { for reply in replies { reply.fail(error) } }
     }
 
     func setRate(_ reader: MessageReader) throws {

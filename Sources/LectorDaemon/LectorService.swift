@@ -63,6 +63,10 @@ public final class LectorService {
     let audioPolicy: AudioPolicyDriver
     /// Reopens a failed stream a moment later.
     private var streamRetry: EventSource?
+    /// GetChapterText calls waiting for their chapter, and the timer that ends the wait.
+    var chapterTextWaiters: [Int: [DeferredReply]] = [:]
+    var chapterTextTimer: EventSource?
+    static let chapterTextWaitMicroseconds: UInt64 = 10_000_000
     static let streamRetrySeconds: UInt64 = 1
     /// How long an exit waits for the sound server to carry out the volume restores.
     static let exitDrainMicroseconds: UInt64 = 1_000_000
@@ -113,7 +117,15 @@ public final class LectorService {
             MainActor.assumeIsolated { self?.requestExit(.busLost) }
         }
         streamRetry = try loop.timer { [weak self] in self?.reopenMissingStreams() }
-        library.onBookApplied = { [weak self] in self?.announceTrackListReplaced() }
+        library.onBookApplied = { [weak self] in
+            self?.failChapterTextWaiters(LectorError(.superseded, "another book was opened before the chapter was read"))
+            self?.announceTrackListReplaced()
+        }
+        library.onChapterLoaded = { [weak self] chapter in self?.chapterLoaded(chapter) }
+        chapterTextTimer = try loop.timer { [weak self] in
+            self?.failChapterTextWaiters(LectorError(.chapterNotReady, "the chapter is still being read from the book "
+                                                     + "(chapters load in order after the one playing); ask again shortly"))
+        }
         sources.append(try loop.watch(fd: engine.mailbox.fileDescriptor) { [weak self] _ in
             self?.drainSynthesis()
         })
@@ -217,6 +229,8 @@ public final class LectorService {
         if exitReason == nil { exitReason = .failure("the event loop ended") }
         quiesce()
         exitDeadline?.close()
+        failChapterTextWaiters(LectorError(.failed, "Lector is stopping"))
+        chapterTextTimer?.close()
         streamRetry?.close()
         library.close()
         audioPolicy.close()

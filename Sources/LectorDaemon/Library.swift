@@ -28,6 +28,8 @@ final class Library {
     var configuration = Configuration()
     /// A book was applied: its chapter list changed.
     var onBookApplied: (() -> Void)?
+    /// A chapter of the open book was read in the background (its text is in `narrator.book`).
+    var onChapterLoaded: ((Int) -> Void)?
 
     private let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
     /// Bookmarks are written here, never on the loop (fsync can take long).
@@ -41,7 +43,13 @@ final class Library {
     private var openGeneration = 0
     /// Bumped when a book is actually replaced: its background chapter loads then stop counting.
     private var bookGeneration = 0
+    /// `openGeneration` for `openQueue`, which runs off the loop, and what the latest Open named.
+    private let latestOpen = GenerationTicket()
+    private var latestOpenPath = ""
     private var bookmarkTimer: EventSource?
+
+    /// A parse skipped because a later Open had replaced it.
+    private struct Superseded: Error {}
 
     init(loop: EventLoop, narrator: Narrator, catalog: VoiceCatalog) throws {
         self.narrator = narrator
@@ -113,11 +121,19 @@ final class Library {
 
     /// `file://` URIs only; anything else is refused before any work is done.
     static func fileURL(from uri: String) throws -> URL {
-        guard let url = URL(string: uri), url.scheme == "file", url.isFileURL, !url.path.isEmpty else {
-            if uri.hasPrefix("/") { return URL(fileURLWithPath: uri) }
-            throw LectorError.invalidArgument("only file:// URIs can be opened, got \"\(uri)\"")
+        if uri.hasPrefix("/") { return URL(fileURLWithPath: uri) }
+        guard let url = URL(string: uri), url.scheme?.lowercased() == "file" else {
+            throw LectorError.invalidArgument("only file:// URIs (or absolute paths) can be opened, got \"\(BusText.capped(uri))\"")
         }
-        return url
+        guard let encoded = URLComponents(string: uri)?.percentEncodedPath, !encoded.isEmpty else {
+            throw LectorError.invalidArgument("\"\(BusText.capped(uri))\" names no file: write file:///path/to/book.epub")
+        }
+        // A file name that is not UTF-8 cannot be named through Foundation's String paths.
+        guard let path = encoded.removingPercentEncoding else {
+            throw LectorError.invalidArgument("the path of \"\(BusText.capped(uri))\" is not UTF-8 once percent-decoded; "
+                                              + "Lector opens UTF-8 file names only: rename the file")
+        }
+        return URL(fileURLWithPath: path)
     }
 
     /// Checks the request on the loop (throwing what is wrong with it), then parses on `openQueue`
@@ -133,6 +149,9 @@ final class Library {
 
         openGeneration += 1
         let generation = openGeneration
+        latestOpen.set(generation)
+        latestOpenPath = url.path
+        let latest = latestOpen
         let reply = makeReply()
         let store = bookmarks
         let covers = Self.coverDirectory()
@@ -140,11 +159,20 @@ final class Library {
         let pendingSaves = bookmarkQueue
         openQueue.async {
             pendingSaves.sync {}
-            let result = Result { try PreparedBook.prepare(url: url, options: opening, bookmarks: store, covers: covers) }
+            // Replaced while it waited: not parsed at all (a burst of Opens costs one parse).
+            let superseded = latest.get() != generation
+            let result: Result<PreparedBook, Error> = superseded ? .failure(Superseded())
+                : Result { try PreparedBook.prepare(url: url, options: opening, bookmarks: store, covers: covers) }
             LoopInbox.post { [weak self] in
                 guard let self else { return }
-                guard generation == self.openGeneration else {
-                    reply.fail(LectorError(.superseded, "a later Open replaced this one before the book was read"))
+                if generation != self.openGeneration {
+                    // Its own error if it had one; else that a later Open won.
+                    if case .failure(let error) = result, let failure = error as? LectorError {
+                        reply.fail(failure)
+                    } else {
+                        reply.fail(LectorError(.superseded, "the Open of \(url.path) was superseded by a later Open "
+                                               + "of \(self.latestOpenPath) before it finished; that one is being opened"))
+                    }
                     return
                 }
                 switch result {
@@ -214,6 +242,7 @@ final class Library {
                     guard let self else { return }
                     guard generation == self.bookGeneration else { return }   // a newer book replaced it
                     self.narrator.chapterLoaded(index, text: text)
+                    self.onChapterLoaded?(index)
                 }
             }
         }

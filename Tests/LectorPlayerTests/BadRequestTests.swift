@@ -1,0 +1,85 @@
+import Foundation
+import LectorTestKit
+import XCTest
+
+/// What the D-Bus fuzzer found: every mistake a client can make gets a specific error name and
+/// a message that says what to change, and the daemon goes on.
+final class BadRequestTests: XCTestCase {
+    private static let python = "/usr/bin/python3"
+
+    func testNoBookOpenIsNoBookNotAMissingChapter() throws {
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        let text = try fixture.call(PlayerFixture.narrator, "GetChapterText", ["0"], path: PlayerFixture.narratorPath)
+        fixture.assertError(text, "NoBook", "GetChapterText without a book")
+        let goTo = try fixture.busCall(PlayerFixture.trackList, "GoTo", ["o", "/io/github/lector/Track/b0/c0"])
+        XCTAssertFalse(goTo.succeeded, "GoTo without a book: \(goTo)")
+        XCTAssertTrue(goTo.stderr.contains("no book is open"), "GoTo without a book: \(goTo)")
+    }
+
+    func testFileURIsAreReadAsUsersWriteThem() throws {
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        let book = try TextBooks.write(TextBooks.threeShortChapters, named: "three.txt", in: fixture.session.directory)
+        // The scheme is case-insensitive (RFC 3986).
+        let upper = try fixture.openCall("FILE://" + book.path, options: "{'play': <false>}")
+        XCTAssertTrue(upper.succeeded, "FILE:// refused: \(upper)")
+        // A percent-encoded name that is not UTF-8 is named as such.
+        let latin1 = try fixture.openCall("file://" + fixture.session.directory.path + "/latin1-%E9%FF.txt")
+        fixture.assertError(latin1, "InvalidArgument", "a non-UTF-8 file name")
+        XCTAssertTrue(latin1.stderr.contains("not UTF-8"), "\(latin1)")
+    }
+
+    func testANoncharacterInSpeakTextSaysWhatToRemove() throws {
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        let script = """
+        import dbus
+        speaker = dbus.Interface(dbus.SessionBus().get_object("io.github.lector.Lector1", "/io/github/lector/Lector1"),
+                                 "io.github.lector.Lector1")
+        try:
+            speaker.Speak("bad \\uffff text", dbus.Dictionary({}, signature="sv"))
+            print("accepted")
+        except dbus.DBusException as error:
+            print("error", error.get_dbus_name(), error.get_dbus_message())
+        """
+        let result = try fixture.session.run(Self.python, ["-I", "-c", script], timeout: 30)
+        // libdbus (python-dbus) and dbus-daemon pass U+FFFF; sd-bus refuses to read it.
+        XCTAssertTrue(result.stdout.contains("error io.github.lector.Error.InvalidArgument")
+                      && result.stdout.contains("noncharacter"), "\(result)")
+        XCTAssertTrue(try fixture.session.busNameHasOwner(PlayerFixture.mprisName))
+    }
+
+    func testOpensInQuickSuccessionTheLaterWinsAndTheEarlierIsToldWhy() throws {
+        let book = try BookFixtures.require(BookFixtures.wasteland)
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        let other = try TextBooks.write(TextBooks.threeShortChapters, named: "later.txt", in: fixture.session.directory)
+        // Both calls on one connection, the second sent before the first is answered: in order.
+        let script = """
+        import sys, dbus
+        from dbus.mainloop.glib import DBusGMainLoop
+        from gi.repository import GLib
+        DBusGMainLoop(set_as_default=True)
+        narrator = dbus.Interface(dbus.SessionBus().get_object("org.mpris.MediaPlayer2.lector", "/io/github/lector/Lector1"),
+                                  "io.github.lector.Narrator1")
+        loop, answers = GLib.MainLoop(), {}
+        def answer(name, text):
+            answers[name] = text
+            if len(answers) == 2: loop.quit()
+        for name, uri in (("first", sys.argv[1]), ("second", sys.argv[2])):
+            narrator.Open(uri, dbus.Dictionary({"play": False}, signature="sv"),
+                          reply_handler=lambda n=name: answer(n, "ok"),
+                          error_handler=lambda e, n=name: answer(n, e.get_dbus_name() + ": " + e.get_dbus_message()))
+        loop.run()
+        print("first", answers["first"]); print("second", answers["second"])
+        """
+        let result = try fixture.session.run(Self.python, ["-I", "-c", script, book.absoluteString, other.absoluteString], timeout: 60)
+        XCTAssertTrue(result.stdout.contains("second ok"), "the later Open must win: \(result)")
+        let first = result.stdout.split(separator: "\n").first { $0.hasPrefix("first ") } ?? ""
+        XCTAssertTrue(first == "first ok" || (first.contains("io.github.lector.Error.Superseded") && first.contains("later.txt")),
+                      "the earlier Open either finished first or says which later Open replaced it: \(result)")
+        XCTAssertTrue(try poll(timeout: 5) { ((try fixture.metadata()["xesam:url"]?.data as? String) ?? "").hasSuffix("later.txt") },
+                      "the later book is not the open one\(fixture.context)")
+    }
+}
