@@ -66,7 +66,7 @@ let package = Package(
                                          "LectorSpeech", "LectorLoop",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
-        .target(name: "LectorTestKit", dependencies: ["LectorCore"]),
+        .target(name: "LectorTestKit", dependencies: ["LectorCore", "LectorLoop", "LectorAudio", "LectorPolicy"]),
         .executableTarget(name: "lector-bench",
                           dependencies: ["LectorTestKit",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -90,6 +90,9 @@ let package = Package(
         .executableTarget(name: "lector-pulse-probe", dependencies: ["CPulse"], swiftSettings: cEdge),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
+        // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory.
+        .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorTestKit", "LectorPolicy", "LectorAudio",
+                                                              "LectorLoop", "LectorState"]),
         .testTarget(name: "LectorBooksTests",
                     dependencies: ["LectorBooks", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "LectorStateTests", dependencies: ["LectorState"]),

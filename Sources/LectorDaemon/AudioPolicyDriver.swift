@@ -16,13 +16,14 @@ import LectorState
 /// ```
 @MainActor
 final class AudioPolicyDriver {
-    let loop: EventLoop
-    let narrator: Narrator
-    let announcer: Announcer
+    let loop: any LoopScheduling
+    let narrator: any NarrationControl
+    let announcer: any AnnouncementControl
+    /// The sound server's picture and the writes the policy makes.
+    let mirror: any SoundServerMirroring
     /// PausedBecause changed: announce it on the bus.
     var onPausedBecauseChanged: (() -> Void)?
 
-    let mirror = SoundServerMirror()
     var interruptions = InterruptionTracker()
     var duckPolicy = DuckPolicy()
     var duckBook = DuckBook()
@@ -30,20 +31,20 @@ final class AudioPolicyDriver {
     var ramps: [UInt32: [ChannelVolumes]] = [:]
     /// Ducked streams whose saved (stream-restore) volume was already put back.
     var savedRepaired: Set<UInt32> = []
-    private var rampTimer: EventSource?
+    private var rampTimer: (any LoopTimer)?
     /// Restores a moment after the last announcement, so back-to-back ones keep one duck.
-    private var releaseTimer: EventSource?
+    private var releaseTimer: (any LoopTimer)?
     var rampSteps = 3
     var rampStepMicroseconds: UInt64 = 10_000
     /// `ensure-audible` raises a sink whose loudest channel is below this fraction of 100 %.
     var volumeFloor = 0.2
     /// The sink raised or unmuted for the current announcements, restored when they end.
     var raise: SinkRaise?
-    let journalStore = DuckJournalStore(directory: DuckJournalStore.defaultDirectory())
+    let journalStore: DuckJournalStore
     /// A journal left by an earlier run, being repaired: kept in the file until that is done.
     var recovering: DuckJournal?
     /// Repairs saved volumes named by `recovering`, a moment after connecting (and retries).
-    private var repairTimer: EventSource?
+    private var repairTimer: (any LoopTimer)?
     var repairAttempt = 1
     /// Why narration is paused (Narrator1.PausedBecause); nil while playing or when the user paused.
     var pauseReason: String?
@@ -53,18 +54,22 @@ final class AudioPolicyDriver {
     var announcedPausedBecause = ""
 
 
-    init(loop: EventLoop, narrator: Narrator, announcer: Announcer) throws {
+    init(loop: any LoopScheduling, mirror: any SoundServerMirroring, narrator: any NarrationControl,
+         announcer: any AnnouncementControl,
+         journal: DuckJournalStore = DuckJournalStore(directory: DuckJournalStore.defaultDirectory())) throws {
         self.loop = loop
+        self.mirror = mirror
         self.narrator = narrator
         self.announcer = announcer
-        rampTimer = try loop.timer { [weak self] in self?.stepRamps() }
-        releaseTimer = try loop.timer { [weak self] in
-            guard let self, self.announcer.current == nil else { return }
+        journalStore = journal
+        rampTimer = try loop.makeTimer { [weak self] in self?.stepRamps() }
+        releaseTimer = try loop.makeTimer { [weak self] in
+            guard let self, !self.announcer.isSpeaking else { return }
             self.releaseDuck()
             self.narrator.release()
         }
         mirror.onChange = { [weak self] before, change in self?.audioChanged(from: before, change) }
-        repairTimer = try loop.timer { [weak self] in
+        repairTimer = try loop.makeTimer { [weak self] in
             guard let self else { return }
             self.repairRecoveredSavedVolumes(attempt: self.repairAttempt)
         }
@@ -76,7 +81,7 @@ final class AudioPolicyDriver {
     }
 
     /// Our streams, never ducked, never counted as calls.
-    var ownStreams: Set<UInt32> { Set([announcer.stream?.serverIndex, narrator.stream?.serverIndex].compactMap { $0 }) }
+    var ownStreams: Set<UInt32> { Set([announcer.streamIndex, narrator.streamIndex].compactMap { $0 }) }
 
     // MARK: - events
 
@@ -84,7 +89,7 @@ final class AudioPolicyDriver {
         let after = mirror.snapshot
         if change == .synced { recoverFromJournal() }
 
-        if narrator.state.status == .playing, let own = narrator.stream?.serverIndex,
+        if narrator.status == .playing, let own = narrator.streamIndex,
            let loss = RouteClassifier.loss(ofStream: own, before: before, after: after),
            loss.wasAudible(stream: own, before: before) {
             Journal.log(.notice, "pausing narration: \(loss.logDescription)",
@@ -96,18 +101,18 @@ final class AudioPolicyDriver {
         // The server may move our stream off a sink before it says the sink is gone: then the
         // sink's removal is the real reason.
         if case .sinkRemoved(let sink) = change, sink == movedFromSink,
-           narrator.state.status == .paused, pauseReason == "stream-moved" {
+           narrator.status == .paused, pauseReason == "stream-moved" {
             pauseReason = "device-removed"
             pausedBecauseMayHaveChanged()
         }
 
         let calls = InterruptionTracker.callSources(in: after, excluding: ownStreams)
         apply(interruptions.reconcile(with: calls, at: loop.now,
-                                             narrationPlaying: narrator.state.status == .playing))
+                                             narrationPlaying: narrator.status == .playing))
 
         // PipeWire parks a stream whose only sink went away (PulseAudio kills it): nobody hears
         // the speech in flight, so it fails as it does on PulseAudio.
-        if case .playback(let index) = change, index == announcer.stream?.serverIndex, announcer.current != nil,
+        if case .playback(let index) = change, index == announcer.streamIndex, announcer.isSpeaking,
            let own = after.playbacks[index], after.sinks[own.device] == nil {
             Journal.log(.warning, "the announcement stream has no sink left: the speech in flight fails",
                         fields: ["LECTOR_ERROR": "SoundServerUnavailable"])
@@ -117,7 +122,8 @@ final class AudioPolicyDriver {
 
         switch change {
         case .playback(let index):
-            guard duckBook.isDucking, let stream = after.playbacks[index] else { break }
+            // While an announcement speaks (even if nothing was playing when it began).
+            guard duckBook.isDucking || announcer.isSpeaking, let stream = after.playbacks[index] else { break }
             if let entry = duckBook.entries[index] {
                 switch duckBook.observe(stream) {
                 case .changedByUser:
@@ -145,13 +151,13 @@ final class AudioPolicyDriver {
 
     /// Journal fields naming the book and chapter being narrated, plus `extra`.
     func narrationFields(_ extra: [String: String]) -> [String: String] {
-        guard let book = narrator.book else { return extra }
-        return extra.merging(["LECTOR_BOOK": book.url.path, "LECTOR_CHAPTER": String(narrator.state.chapter + 1)]) { a, _ in a }
+        guard let place = narrator.place else { return extra }
+        return extra.merging(["LECTOR_BOOK": place.bookPath, "LECTOR_CHAPTER": String(place.chapter + 1)]) { a, _ in a }
     }
 
     /// The narration stream was asked to cork (module-role-cork: a call started) or uncork.
     func corkRequested(_ cork: Bool) {
-        let narrating = narrator.state.status == .playing
+        let narrating = narrator.status == .playing
         apply(cork ? interruptions.began(.corkRequest, at: loop.now, narrationPlaying: narrating)
                    : interruptions.ended(.corkRequest, at: loop.now))
     }
@@ -164,7 +170,7 @@ final class AudioPolicyDriver {
             Journal.log(.notice, "pausing narration for a call", fields: narrationFields(["LECTOR_PAUSE_REASON": "call"]))
             pauseNarration(because: "call")
         case .resume:
-            guard narrator.state.status == .paused, pauseReason == "call" else { break }
+            guard narrator.status == .paused, pauseReason == "call" else { break }
             Journal.log(.notice, "the call ended: resuming narration")
             pauseReason = nil
             narrator.play()
@@ -176,7 +182,7 @@ final class AudioPolicyDriver {
 
     /// Pauses narration for a reason other than the listener (who pauses through MPRIS).
     func pauseNarration(because reason: String) {
-        switch narrator.state.status {
+        switch narrator.status {
         case .playing:
             pauseReason = reason
             movedFromSink = nil
@@ -210,7 +216,7 @@ final class AudioPolicyDriver {
     /// While an announcement speaks, narration holds: PlaybackStatus stays Playing (no flicker
     /// for media controls) and PausedBecause says "announcement".
     var pausedBecause: String {
-        switch narrator.state.status {
+        switch narrator.status {
         case .paused: return pauseReason ?? "user"
         case .playing: return narrator.isHeld ? "announcement" : ""
         case .stopped: return ""
@@ -226,7 +232,7 @@ final class AudioPolicyDriver {
 
     /// The sink our announcement stream plays on.
     var announcementSink: UInt32? {
-        guard let own = announcer.stream?.serverIndex else { return nil }
+        guard let own = announcer.streamIndex else { return nil }
         return mirror.snapshot.playbacks[own]?.device
     }
 
@@ -251,7 +257,7 @@ final class AudioPolicyDriver {
     /// After every change of `current`: duck when an announcement runs, restore (a moment
     /// later, unless another one starts) when none does.
     func updateDuck() {
-        if announcer.current != nil {
+        if announcer.isSpeaking {
             releaseTimer?.cancel()
             if !duckBook.isDucking { beginDuck() }
         } else if duckBook.isDucking || raise != nil || narrator.isHeld {
@@ -452,4 +458,40 @@ final class AudioPolicyDriver {
     private static func savedVolumes(_ saved: [SavedStreamEntry]?) -> [String: ChannelVolumes] {
         Dictionary((saved ?? []).map { ($0.name, $0.volume) }, uniquingKeysWith: { first, _ in first })
     }
+}
+
+/// What the audio policy needs of narration: whether it plays, its stream, and pause/play.
+@MainActor
+protocol NarrationControl: AnyObject {
+    var status: PlayerState.Status { get }
+    /// An announcement holds it (PlaybackStatus stays Playing).
+    var isHeld: Bool { get }
+    /// Our narration stream's index on the sound server.
+    var streamIndex: UInt32? { get }
+    /// The book and chapter being read, for the journal.
+    var place: (bookPath: String, chapter: Int)? { get }
+    func pause()
+    func play()
+    /// The announcements are over: go on from the held word.
+    func release()
+}
+
+/// What the audio policy needs of announcements: whether one speaks, its stream, and stop/next.
+@MainActor
+protocol AnnouncementControl: AnyObject {
+    var isSpeaking: Bool { get }
+    var streamIndex: UInt32? { get }
+    func endCurrent(_ reason: FinishReason)
+    func startNext()
+}
+
+extension Narrator: NarrationControl {
+    var status: PlayerState.Status { state.status }
+    var streamIndex: UInt32? { stream?.serverIndex }
+    var place: (bookPath: String, chapter: Int)? { book.map { ($0.url.path, state.chapter) } }
+}
+
+extension Announcer: AnnouncementControl {
+    var isSpeaking: Bool { current != nil }
+    var streamIndex: UInt32? { stream?.serverIndex }
 }

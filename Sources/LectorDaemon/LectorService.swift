@@ -107,7 +107,8 @@ public final class LectorService {
         announcer = try Announcer(loop: loop, engine: engine, catalog: catalog, allocateJob: jobs.next)
         narrator = try Narrator(loop: loop, engine: engine, allocateJob: jobs.next)
         library = try Library(loop: loop, narrator: narrator, catalog: catalog)
-        audioPolicy = try AudioPolicyDriver(loop: loop, narrator: narrator, announcer: announcer)
+        let mirror = SoundServerMirror()   // held by the policy; the sound server attaches it to each connection
+        audioPolicy = try AudioPolicyDriver(loop: loop, mirror: mirror, narrator: narrator, announcer: announcer)
 
         // Wiring: components report to this context through weak references.
         try bus.attach(to: loop)
@@ -137,7 +138,7 @@ public final class LectorService {
             self?.bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["PausedBecause"])
         }
         try? reloadConfiguration()   // a broken file is logged; defaults stand
-        soundServer.attach(audioPolicy.mirror)
+        soundServer.attach(mirror)
         soundServer.onStateChange = { [weak self] state in self?.soundServerChanged(state) }
 
         try bus.add(lector1Object())
