@@ -44,7 +44,6 @@ struct PlayerGetAll {
 }
 
 struct BenchResults {
-    var build = ""
     var books: GeneratedBooks?
     var open: [OpenSeries] = []
     var idleMemory: MemoryFigure?
@@ -57,17 +56,37 @@ struct BenchResults {
     var notes: [String] = []
 }
 
-enum Report {
+/// `rss.*`: VmRSS/VmHWM of a player.
+struct MemoryRecord: Encodable {
+    var metric: String
+    var player: String
+    var build = Build.name
+    var vmrssKb: Int
+    var vmhwmKb: Int
+    var note: String
+}
+
+/// `getall.*`: GetAll round trips (sequential) or throughput (concurrent clients) of a player.
+struct GetAllRecord: Encodable {
+    var metric: String
+    var player: String
+    var build = Build.name
+    var state: String?
+    var medianUs: Double?
+    var p90Us: Double?
+    var p99Us: Double?
+    var calls: Int?
+    var properties: Int?
+    var clients: Int?
+    var callsPerS: Double?
+    var seconds: Double?
+    var errors: Int?
+    var unavailable: String?
+}
+
+enum PlayerReport {
     static let openGoalMs = 150.0
     static let rssGoalMB = 40.0
-
-    static func padded(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
-    }
-
-    static func number(_ value: Double?, _ format: String = "%.1f") -> String {
-        value.map { String(format: format, $0) } ?? "-"
-    }
 
     static func grouped(_ value: Double?) -> String {
         guard let value else { return "-" }
@@ -80,77 +99,87 @@ enum Report {
         return String(result.reversed())
     }
 
-    static func jsonString(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            default:
-                if scalar.value < 0x20 { result += String(format: "\\u%04x", scalar.value) } else { result.unicodeScalars.append(scalar) }
-            }
-        }
-        return result + "\""
-    }
-
-    /// One JSON object per line, prefixed so a script can `grep '^BENCH '`.
-    static func machineLine(_ fields: [(String, Any?)]) -> String {
-        let parts = fields.map { key, value -> String in
-            let encoded: String
-            switch value {
-            case nil: encoded = "null"
-            case let number as Double: encoded = number.isFinite ? String(format: "%.3f", number) : "null"
-            case let number as Int: encoded = String(number)
-            case let flag as Bool: encoded = flag ? "true" : "false"
-            case let text as String: encoded = jsonString(text)
-            default: encoded = jsonString("\(value!)")
-            }
-            return "\(jsonString(key)):\(encoded)"
-        }
-        return "BENCH {" + parts.joined(separator: ",") + "}"
-    }
-
-    static func print(_ results: BenchResults) {
-        var lines: [String] = []
-        lines.append("lector-player-bench (\(results.build) build)")
+    private static func header(_ results: BenchResults, _ what: String, into report: inout BenchReport) {
+        report.text("lector-bench \(what) (\(Build.name) build)")
         if let books = results.books {
-            lines.append(String(format: "book: %d chapters, %.2f MB of prose; EPUB %.2f MB (%@), text %.2f MB",
-                                books.chapters, Double(books.proseBytes) / 1_000_000, Double(books.epubFileBytes) / 1_000_000,
-                                books.compression, Double(books.textFileBytes) / 1_000_000))
+            report.text(String(format: "book: %d chapters, %.2f MB of prose; EPUB %.2f MB (%@), text %.2f MB",
+                               books.chapters, Double(books.proseBytes) / 1_000_000, Double(books.epubFileBytes) / 1_000_000,
+                               books.compression, Double(books.textFileBytes) / 1_000_000))
         }
-        lines.append("")
-        lines.append(padded("open -> first audio (Narrator1.Open from-start)", 50) + padded("median", 10) + padded("p90", 10)
-                     + padded("min", 10) + padded("max", 10) + "runs")
+        report.text()
+    }
+
+    /// A goal table: lector's figure side by side with mpv-mpris's and the goal.
+    private static func goalTable() -> TextTable {
+        TextTable("metric", columns: ["lector", "mpv-mpris", "goal"], labelWidth: 50, columnWidth: 16, note: "met")
+    }
+
+    /// `lector-bench player`: open -> first audio, memory.
+    static func opens(_ results: BenchResults, into report: inout BenchReport) {
+        header(results, "player", into: &report)
+        var table = TextTable("open -> first audio (Narrator1.Open from-start)",
+                              columns: ["median", "p90", "min", "max", "runs"], labelWidth: 50)
         for series in results.open {
-            let audio = series.firstAudio
-            lines.append(padded("  \(series.label): first audio", 50)
-                         + padded(number(Percentile.of(audio, 0.5)) + "ms", 10)
-                         + padded(number(Percentile.of(audio, 0.9)) + "ms", 10)
-                         + padded(number(audio.min()) + "ms", 10) + padded(number(audio.max()) + "ms", 10)
-                         + "\(audio.count)" + (series.failures > 0 ? " (\(series.failures) failed)" : ""))
-            lines.append(padded("  \(series.label): Open reply", 50)
-                         + padded(number(Percentile.of(series.reply, 0.5)) + "ms", 10)
-                         + padded(number(Percentile.of(series.reply, 0.9)) + "ms", 10)
-                         + padded(number(series.reply.min()) + "ms", 10) + padded(number(series.reply.max()) + "ms", 10)
-                         + "\(series.reply.count)")
+            table.row("  \(series.label): first audio", Summary(series.firstAudio), unit: .milliseconds,
+                      note: series.failures > 0 ? "(\(series.failures) failed)" : "")
+            table.row("  \(series.label): Open reply", Summary(series.reply), unit: .milliseconds)
             if let cold = series.cold {
-                lines.append(padded("  \(series.label): first open in the run (untimed)", 50)
-                             + String(format: "reply %.1fms, first audio %.1fms", cold.reply, cold.firstAudio))
+                table.row("  \(series.label): first open in the run (untimed)",
+                          text: String(format: "reply %.1fms, first audio %.1fms", cold.reply, cold.firstAudio))
             }
+            var record = SeriesRecord(metric: "open_to_audio." + series.key.lowercased().replacingOccurrences(of: " ", with: "_"),
+                                      label: series.label, Summary(series.firstAudio), failures: series.failures,
+                                      goalMs: openGoalMs)
+            record.player = "lector"
+            record.replyMedianMs = figure(Summary(series.reply).median)
+            record.replyP90Ms = figure(Summary(series.reply).p90)
+            record.coldFirstAudioMs = figure(series.cold?.firstAudio)
+            record.coldReplyMs = figure(series.cold?.reply)
+            report.record(record)
         }
-        lines.append("")
-        lines.append("memory (VmRSS/VmHWM of /proc/PID/status)")
-        for figure in [results.idleMemory, results.freshMemory, results.afterRunsMemory, results.mpvMemory].compactMap({ $0 }) {
-            lines.append("  " + padded(figure.note, 64) + figure.text)
+        report.table(table)
+        memory([("rss.idle", results.idleMemory), ("rss.book_playing", results.freshMemory),
+                ("rss.after_runs", results.afterRunsMemory)], player: "lector", into: &report)
+        for note in results.notes { report.text("note: " + note) }
+
+        report.text()
+        var goals = goalTable()
+        for series in results.open {
+            let summary = Summary(series.firstAudio)
+            goals.row("open -> first audio, \(series.key) (median/p90)",
+                      [String(format: "%.0f/%.0f ms", summary.median ?? .nan, summary.p90 ?? .nan), "-", "<150 ms"],
+                      note: summary.median.map { $0 < openGoalMs ? "yes" : "NO" } ?? "-")
         }
-        lines.append("")
-        lines.append(padded("Properties.GetAll(Player)", 50) + padded("median", 10) + padded("p99", 10)
-                     + padded("p90", 10) + "calls")
-        for (name, figures) in [("lector", results.lector), ("mpv-mpris", results.mpv)] {
+        if let fresh = results.freshMemory {
+            goals.row("RSS with large book open (VmRSS/VmHWM)", [fresh.text, "-", "<40 MB"],
+                      note: Double(fresh.rssKB) / 1024 < rssGoalMB ? "yes" : "NO")
+        }
+        if let after = results.afterRunsMemory {
+            goals.row("RSS after all opens (VmRSS/VmHWM)", [after.text, "-", "<40 MB"],
+                      note: Double(after.rssKB) / 1024 < rssGoalMB ? "yes" : "NO")
+        }
+        report.table(goals)
+    }
+
+    private static func memory(_ figures: [(String, MemoryFigure?)], player: String, into report: inout BenchReport) {
+        report.text()
+        report.text("memory (VmRSS/VmHWM of /proc/PID/status)")
+        for (key, figure) in figures {
+            guard let figure else { continue }
+            report.text("  " + TextTable.padded(figure.note, 64) + figure.text)
+            report.record(MemoryRecord(metric: key, player: player, vmrssKb: figure.rssKB, vmhwmKb: figure.hwmKB,
+                                       note: figure.note))
+        }
+    }
+
+    /// `lector-bench get-all`: GetAll round trips and throughput, lector against mpv-mpris.
+    static func getAll(_ results: BenchResults, into report: inout BenchReport) {
+        header(results, "get-all", into: &report)
+        var table = TextTable("Properties.GetAll(Player)", columns: ["median", "p99", "p90", "calls"], labelWidth: 50)
+        for (name, player, figures) in [("lector", "lector", results.lector), ("mpv-mpris", "mpv", results.mpv)] {
             if let reason = figures.unavailable {
-                lines.append("  \(name): \(reason)")
+                table.row("  \(name)", text: reason)
+                report.record(GetAllRecord(metric: "getall", player: player, unavailable: reason))
                 continue
             }
             let rows: [(String, [Double])] = [
@@ -159,103 +188,45 @@ enum Report {
                 ("\(name), playing, \(figures.playing.clients) clients (per call)", figures.playing.concurrent),
             ]
             for (label, samples) in rows where !samples.isEmpty {
-                lines.append(padded("  " + label, 50) + padded(number(Percentile.of(samples, 0.5), "%.0f") + "us", 10)
-                             + padded(number(Percentile.of(samples, 0.99), "%.0f") + "us", 10)
-                             + padded(number(Percentile.of(samples, 0.9), "%.0f") + "us", 10) + "\(samples.count)")
+                table.row("  " + label, Summary(samples), unit: .microseconds)
             }
-            lines.append(padded("  \(name), playing, \(figures.playing.clients) clients: throughput", 50)
-                         + grouped(figures.playing.callsPerSecond) + " calls/s ("
-                         + "\(figures.playing.concurrentCalls) in " + String(format: "%.2f s", figures.playing.concurrentSeconds)
-                         + (figures.playing.errors > 0 ? ", \(figures.playing.errors) errors: \(figures.playing.firstError ?? "")" : "")
-                         + "); reply carries \(figures.propertyCount) properties")
+            table.row("  \(name), playing, \(figures.playing.clients) clients: throughput",
+                      text: grouped(figures.playing.callsPerSecond) + " calls/s ("
+                          + "\(figures.playing.concurrentCalls) in " + String(format: "%.2f s", figures.playing.concurrentSeconds)
+                          + (figures.playing.errors > 0 ? ", \(figures.playing.errors) errors: \(figures.playing.firstError ?? "")" : "")
+                          + "); reply carries \(figures.propertyCount) properties")
+            for (state, samples) in [("playing", figures.playing.sequential), ("paused", figures.paused)] {
+                let summary = Summary(samples)
+                report.record(GetAllRecord(metric: "getall.sequential", player: player, state: state,
+                                           medianUs: figure(summary.median), p90Us: figure(summary.p90),
+                                           p99Us: figure(summary.p99), calls: summary.count,
+                                           properties: figures.propertyCount))
+            }
+            let concurrent = Summary(figures.playing.concurrent)
+            report.record(GetAllRecord(metric: "getall.throughput", player: player, state: "playing",
+                                       medianUs: figure(concurrent.median), p99Us: figure(concurrent.p99),
+                                       calls: figures.playing.concurrentCalls, clients: figures.playing.clients,
+                                       callsPerS: figure(figures.playing.callsPerSecond),
+                                       seconds: figure(figures.playing.concurrentSeconds), errors: figures.playing.errors))
         }
-        for note in results.notes { lines.append("note: " + note) }
+        report.table(table)
+        memory([("rss.playing", results.mpvMemory)], player: "mpv", into: &report)
+        for note in results.notes { report.text("note: " + note) }
 
-        // Summary.
-        lines.append("")
-        let widths = [50, 16, 16, 16]
-        func row(_ cells: [String]) -> String {
-            zip(cells, widths + [0]).map { padded($0, $1) }.joined().trimmingCharacters(in: .whitespaces)
-        }
-        lines.append(row(["metric", "lector", "mpv-mpris", "goal", "met"]))
+        report.text()
+        var goals = goalTable()
         let mpvMissing = results.mpv.unavailable != nil
-        for series in results.open {
-            let median = Percentile.of(series.firstAudio, 0.5), p90 = Percentile.of(series.firstAudio, 0.9)
-            lines.append(row(["open -> first audio, \(series.key) (median/p90)",
-                              "\(number(median, "%.0f"))/\(number(p90, "%.0f")) ms", "-", "<150 ms",
-                              median.map { $0 < openGoalMs ? "yes" : "NO" } ?? "-"]))
-        }
-        if let fresh = results.freshMemory {
-            lines.append(row(["RSS with large book open (VmRSS/VmHWM)", fresh.text,
-                              results.mpvMemory.map { $0.text } ?? "-", "<40 MB",
-                              Double(fresh.rssKB) / 1024 < rssGoalMB ? "yes" : "NO"]))
-        }
-        if let after = results.afterRunsMemory {
-            lines.append(row(["RSS after all opens (VmRSS/VmHWM)", after.text, "-", "<40 MB",
-                              Double(after.rssKB) / 1024 < rssGoalMB ? "yes" : "NO"]))
-        }
-        let lectorMedian = Percentile.of(results.lector.playing.sequential, 0.5)
-        let lectorP99 = Percentile.of(results.lector.playing.sequential, 0.99)
-        let mpvMedian = Percentile.of(results.mpv.playing.sequential, 0.5)
-        let mpvP99 = Percentile.of(results.mpv.playing.sequential, 0.99)
-        lines.append(row(["GetAll round trip median / p99",
-                          "\(number(lectorMedian, "%.0f"))/\(number(lectorP99, "%.0f")) us",
-                          mpvMissing ? "-" : "\(number(mpvMedian, "%.0f"))/\(number(mpvP99, "%.0f")) us",
-                          "lector faster",
-                          verdict(lectorMedian, mpvMedian, lowerIsBetter: true)]))
-        lines.append(row(["GetAll throughput, \(results.lector.playing.clients) clients",
-                          grouped(results.lector.playing.callsPerSecond) + "/s",
-                          mpvMissing ? "-" : grouped(results.mpv.playing.callsPerSecond) + "/s",
-                          "lector faster",
-                          verdict(results.lector.playing.callsPerSecond, results.mpv.playing.callsPerSecond,
-                                  lowerIsBetter: false)]))
-        if mpvMissing, let reason = results.mpv.unavailable { lines.append("mpv-mpris: \(reason)") }
-        Swift.print(lines.joined(separator: "\n"))
-
-        // Machine-readable.
-        var machine: [String] = []
-        for series in results.open {
-            machine.append(machineLine([
-                ("metric", "open_to_audio." + series.key.lowercased().replacingOccurrences(of: " ", with: "_")), ("player", "lector"), ("build", results.build),
-                ("median_ms", Percentile.of(series.firstAudio, 0.5)), ("p90_ms", Percentile.of(series.firstAudio, 0.9)),
-                ("min_ms", series.firstAudio.min()), ("max_ms", series.firstAudio.max()),
-                ("reply_median_ms", Percentile.of(series.reply, 0.5)), ("reply_p90_ms", Percentile.of(series.reply, 0.9)),
-                ("cold_first_audio_ms", series.cold?.firstAudio), ("cold_reply_ms", series.cold?.reply),
-                ("runs", series.firstAudio.count), ("failures", series.failures), ("goal_ms", openGoalMs),
-            ]))
-        }
-        for (key, figure, player) in [("rss.idle", results.idleMemory, "lector"), ("rss.book_playing", results.freshMemory, "lector"),
-                                      ("rss.after_runs", results.afterRunsMemory, "lector"), ("rss.playing", results.mpvMemory, "mpv")] {
-            guard let figure else { continue }
-            machine.append(machineLine([("metric", key), ("player", player), ("build", results.build),
-                                        ("vmrss_kb", figure.rssKB), ("vmhwm_kb", figure.hwmKB), ("note", figure.note)]))
-        }
-        for (player, figures) in [("lector", results.lector), ("mpv", results.mpv)] where figures.unavailable == nil {
-            machine.append(machineLine([
-                ("metric", "getall.sequential"), ("player", player), ("build", results.build), ("state", "playing"),
-                ("median_us", Percentile.of(figures.playing.sequential, 0.5)),
-                ("p90_us", Percentile.of(figures.playing.sequential, 0.9)),
-                ("p99_us", Percentile.of(figures.playing.sequential, 0.99)), ("calls", figures.playing.sequential.count),
-                ("properties", figures.propertyCount),
-            ]))
-            machine.append(machineLine([
-                ("metric", "getall.sequential"), ("player", player), ("build", results.build), ("state", "paused"),
-                ("median_us", Percentile.of(figures.paused, 0.5)), ("p90_us", Percentile.of(figures.paused, 0.9)),
-                ("p99_us", Percentile.of(figures.paused, 0.99)), ("calls", figures.paused.count),
-            ]))
-            machine.append(machineLine([
-                ("metric", "getall.throughput"), ("player", player), ("build", results.build), ("state", "playing"),
-                ("clients", figures.playing.clients), ("calls_per_s", figures.playing.callsPerSecond),
-                ("calls", figures.playing.concurrentCalls), ("seconds", figures.playing.concurrentSeconds),
-                ("median_us", Percentile.of(figures.playing.concurrent, 0.5)),
-                ("p99_us", Percentile.of(figures.playing.concurrent, 0.99)), ("errors", figures.playing.errors),
-            ]))
-        }
-        if let reason = results.mpv.unavailable {
-            machine.append(machineLine([("metric", "getall"), ("player", "mpv"), ("build", results.build),
-                                        ("unavailable", reason)]))
-        }
-        Swift.print(machine.joined(separator: "\n"))
+        let lector = Summary(results.lector.playing.sequential), mpv = Summary(results.mpv.playing.sequential)
+        goals.row("GetAll round trip median / p99",
+                  [String(format: "%.0f/%.0f us", lector.median ?? .nan, lector.p99 ?? .nan),
+                   mpvMissing ? "-" : String(format: "%.0f/%.0f us", mpv.median ?? .nan, mpv.p99 ?? .nan), "lector faster"],
+                  note: verdict(lector.median, mpv.median, lowerIsBetter: true))
+        goals.row("GetAll throughput, \(results.lector.playing.clients) clients",
+                  [grouped(results.lector.playing.callsPerSecond) + "/s",
+                   mpvMissing ? "-" : grouped(results.mpv.playing.callsPerSecond) + "/s", "lector faster"],
+                  note: verdict(results.lector.playing.callsPerSecond, results.mpv.playing.callsPerSecond, lowerIsBetter: false))
+        report.table(goals)
+        if mpvMissing, let reason = results.mpv.unavailable { report.text("mpv-mpris: \(reason)") }
     }
 
     private static func verdict(_ lector: Double?, _ mpv: Double?, lowerIsBetter: Bool) -> String {

@@ -17,9 +17,7 @@ struct YieldSeries {
         self.goalMs = goalMs
     }
 
-    var median: Double? { Percentile.of(samples, 0.5) }
-    var p90: Double? { Percentile.of(samples, 0.9) }
-    var met: Bool? { goalMs.map { goal in median.map { $0 < goal } ?? false } }
+    var met: Bool? { goalMs.map { goal in Summary(samples).median.map { $0 < goal } ?? false } }
 }
 
 struct NarrationYieldResults {
@@ -51,42 +49,51 @@ struct NarrationYieldResults {
     var rows: [YieldSeries] { [speak, speakReply, speakToSilent, silentToAnnouncement, resume, heardGap, tailToFinished, cliSpeak, cliResume, spdSay] }
 }
 
+/// `narration_yield.checks`: what every lector run was checked for.
+struct YieldChecksRecord: Encodable {
+    var metric = "narration_yield.checks"
+    var build = Build.name
+    var lectorRuns: Int
+    var narrationDuringAnnouncementRuns: Int
+    var overlapToleranceMs: Double
+    var maxOverlapMs: Double?
+    var playbackStatusChangedRuns: Int
+    var pausedBecauseAnnouncementRuns: Int
+    var pausedBecauseClearedRuns: Int
+    var spdSayNarrationAudibleRuns: Int?
+}
+
 enum NarrationYieldReport {
-    static func print(_ results: NarrationYieldResults, build: String, text: String) {
-        func ms(_ value: Double?) -> String { Report.milliseconds(value) }
-        var lines: [String] = []
-        lines.append("")
-        lines.append("narration yield (issue 5, \(build) build): announcements on \(NarrationYieldBenchmark.announcementSink), "
-                     + "a book narrated on \(NarrationYieldBenchmark.narrationSink); text: \"\(text)\"")
-        lines.append(Report.padded("metric", 46) + ["median", "p90", "min", "max"].map { Report.padded($0, 10, right: true) }.joined()
-                     + Report.padded("runs", 6, right: true) + "  goal (median)")
+    static func report(_ results: NarrationYieldResults, text: String, into report: inout BenchReport) {
+        report.text("narration yield (issue 5, \(Build.name) build): announcements on \(NarrationYieldBenchmark.announcementSink), "
+                    + "a book narrated on \(NarrationYieldBenchmark.narrationSink); text: \"\(text)\"")
+        var table = TextTable("metric", columns: ["median", "p90", "min", "max", "runs"], note: "goal (median)")
         var warnings: [String] = []
         for row in results.rows {
+            let summary = Summary(row.samples)
+            report.record(SeriesRecord(metric: "narration_yield.\(row.key)", label: row.label, summary,
+                                       failures: row.failures, goalMs: row.goalMs, unavailable: row.unavailable))
             if let reason = row.unavailable {
-                lines.append(Report.padded(row.label, 46) + "  " + reason)
+                table.row(row.label, text: reason)
                 continue
             }
-            var line = Report.padded(row.label, 46)
-                + [row.median, row.p90, row.samples.min(), row.samples.max()].map { Report.padded(ms($0), 10, right: true) }.joined()
-                + Report.padded(String(row.samples.count), 6, right: true)
-            if let goal = row.goalMs {
-                line += String(format: "  <%.0fms %@", goal, row.met == true ? "met" : "NOT MET")
-                if row.met != true {
-                    warnings.append(String(format: "WARNING: %@: median %@ is not under the %.0f ms goal",
-                                           row.label, ms(row.median), goal))
-                }
+            var note = row.goalMs.map { goalNote($0, summary) } ?? ""
+            if let goal = row.goalMs, row.met != true {
+                warnings.append(String(format: "WARNING: %@: median %@ is not under the %.0f ms goal",
+                                       row.label, Unit.milliseconds.format(summary.median), goal))
             }
-            if row.failures > 0 { line += "  (\(row.failures) failed)" }
-            lines.append(line)
+            if row.failures > 0 { note += (note.isEmpty ? "" : "  ") + "(\(row.failures) failed)" }
+            table.row(row.label, summary, unit: .milliseconds, note: note)
         }
+        report.table(table)
         let runs = results.lectorRuns
-        lines.append("checks over \(runs) lector runs: narration heard while the announcement sounded in \(results.overlapRuns)"
-                     + (results.overlapRuns > 0 ? String(format: " (up to %.1f ms into it)", results.maxOverlapMs) : "")
-                     + "; PlaybackStatus changed in \(results.statusFlickerRuns); PausedBecause \"announcement\" in "
-                     + "\(results.pausedBecauseAnnouncementRuns), back to \"\" in \(results.pausedBecauseClearedRuns)")
+        report.text("checks over \(runs) lector runs: narration heard while the announcement sounded in \(results.overlapRuns)"
+                    + (results.overlapRuns > 0 ? String(format: " (up to %.1f ms into it)", results.maxOverlapMs) : "")
+                    + "; PlaybackStatus changed in \(results.statusFlickerRuns); PausedBecause \"announcement\" in "
+                    + "\(results.pausedBecauseAnnouncementRuns), back to \"\" in \(results.pausedBecauseClearedRuns)")
         if results.spdSay.unavailable == nil {
-            lines.append("spd-say does not pause the book: narration was heard while spd-say spoke in "
-                         + "\(results.spdSayNarrationAudibleRuns) of \(results.spdSay.samples.count) runs")
+            report.text("spd-say does not pause the book: narration was heard while spd-say spoke in "
+                        + "\(results.spdSayNarrationAudibleRuns) of \(results.spdSay.samples.count) runs")
         }
         if results.overlapRuns > 0 {
             warnings.append("WARNING: narration was heard during the announcement in \(results.overlapRuns) of \(runs) runs")
@@ -97,27 +104,17 @@ enum NarrationYieldReport {
         if results.pausedBecauseAnnouncementRuns < runs || results.pausedBecauseClearedRuns < runs {
             warnings.append("WARNING: PausedBecause did not go to \"announcement\" and back to \"\" in every run")
         }
-        lines += warnings
-        lines += results.notes.map { "note: \($0)" }
-        lines.append(String(format: "note: narration-yield time %.0f s", results.totalSeconds))
-        lines.append("")
-        for row in results.rows {
-            lines.append(Report.machineLine([
-                ("metric", "narration_yield.\(row.key)"), ("label", row.label.trimmingCharacters(in: .whitespaces)),
-                ("build", build), ("median_ms", row.median), ("p90_ms", row.p90), ("min_ms", row.samples.min()),
-                ("max_ms", row.samples.max()), ("runs", row.samples.count), ("failures", row.failures),
-                ("goal_ms", row.goalMs), ("met", row.met), ("unavailable", row.unavailable),
-            ]))
-        }
-        lines.append(Report.machineLine([
-            ("metric", "narration_yield.checks"), ("build", build), ("lector_runs", runs),
-            ("narration_during_announcement_runs", results.overlapRuns),
-            ("overlap_tolerance_ms", NarrationYieldBenchmark.overlapToleranceMs), ("max_overlap_ms", results.overlapRuns > 0 ? results.maxOverlapMs : nil),
-            ("playback_status_changed_runs", results.statusFlickerRuns),
-            ("paused_because_announcement_runs", results.pausedBecauseAnnouncementRuns),
-            ("paused_because_cleared_runs", results.pausedBecauseClearedRuns),
-            ("spd_say_narration_audible_runs", results.spdSay.unavailable == nil ? results.spdSayNarrationAudibleRuns : nil),
-        ]))
-        Swift.print(lines.joined(separator: "\n"))
+        report.text(warnings)
+        report.text(results.notes.map { "note: \($0)" })
+        report.text(String(format: "note: narration-yield time %.0f s", results.totalSeconds))
+        report.text()
+        report.record(YieldChecksRecord(
+            lectorRuns: runs, narrationDuringAnnouncementRuns: results.overlapRuns,
+            overlapToleranceMs: NarrationYieldBenchmark.overlapToleranceMs,
+            maxOverlapMs: results.overlapRuns > 0 ? figure(results.maxOverlapMs) : nil,
+            playbackStatusChangedRuns: results.statusFlickerRuns,
+            pausedBecauseAnnouncementRuns: results.pausedBecauseAnnouncementRuns,
+            pausedBecauseClearedRuns: results.pausedBecauseClearedRuns,
+            spdSayNarrationAudibleRuns: results.spdSay.unavailable == nil ? results.spdSayNarrationAudibleRuns : nil))
     }
 }
