@@ -113,7 +113,8 @@ final class SavedStreamProbe {
             MainActor.assumeIsolated { loop.mirror.readSavedStreams { done($0) } }
         }
         guard let entries else {
-            throw BenchError("the sound server did not list its stream-restore entries "
+            // LectorAudio's read answers nil when the server has no such extension (or refused the read).
+            throw BenchError("the sound server does not offer the stream-restore extension "
                              + "(PulseAudio: load module-stream-restore)")
         }
         return entries

@@ -162,6 +162,7 @@ enum PlayerReport {
     }
 
     private static func memory(_ figures: [(String, MemoryFigure?)], player: String, into report: inout BenchReport) {
+        guard figures.contains(where: { $0.1 != nil }) else { return }
         report.text()
         report.text("memory (VmRSS/VmHWM of /proc/PID/status)")
         for (key, figure) in figures {
