@@ -88,7 +88,7 @@ final class PolicyRun {
     }
 
     func run(into results: inout PolicyResults) throws {
-        loop = BenchLoop(properties: ["application.name": "lector-policy-bench",
+        loop = BenchLoop(properties: ["application.name": "lector-bench policy",
                                       "application.id": "io.github.lector.PolicyBench"])
         try loop.start()
         defer { loop.stop() }
