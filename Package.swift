@@ -8,7 +8,8 @@ import PackageDescription
 //                 LectorConfig parses with TOMLKit, a Swift wrapper of toml++; unit-tested alone)
 //   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
 //   the service   LectorDaemon (one context, one event loop), lector (CLI)
-//   testing       LectorTestKit (private bus + sound server + monitor recorder), lector-bench
+//   testing       LectorTestKit (private bus + sound server + monitor recorder, EPUB writer), lector-bench
+//                 (every benchmark and the test kit's pulse-probe, one executable with subcommands)
 let cEdge: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 
 let package = Package(
@@ -17,9 +18,6 @@ let package = Package(
     products: [
         .executable(name: "lector", targets: ["lector"]),
         .executable(name: "lector-bench", targets: ["lector-bench"]),
-        .executable(name: "lector-player-bench", targets: ["lector-player-bench"]),
-        .executable(name: "lector-pulse-probe", targets: ["lector-pulse-probe"]),
-        .executable(name: "lector-policy-bench", targets: ["lector-policy-bench"]),
         .library(name: "LectorTestKit", targets: ["LectorTestKit"]),
     ],
     dependencies: [
@@ -66,28 +64,18 @@ let package = Package(
                                          "LectorSpeech", "LectorLoop",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
-        .target(name: "LectorTestKit", dependencies: ["LectorCore", "LectorLoop", "LectorAudio", "LectorPolicy"]),
+        .target(name: "LectorTestKit",
+                dependencies: ["LectorCore", "LectorLoop", "LectorAudio", "LectorPolicy",
+                               .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        // Every benchmark (latency, idle, narration-yield, player, get-all, policy; docs/benchmarks.md)
+        // and the test kit's pulse-probe, as subcommands of one executable with one report type.
+        // The policy bench and the probe run the daemon's own loop/bus/libpulse wrappers
+        // (@MainActor) on the main thread.
         .executableTarget(name: "lector-bench",
-                          dependencies: ["LectorTestKit",
-                                         .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-
-        // Issue 3's figures: a large book's open-to-audio time and RSS, and Properties.GetAll
-        // round trips against mpv + mpv-mpris in the same run.
-        .executableTarget(name: "lector-player-bench",
-                          dependencies: ["LectorTestKit", "LectorBus",
+                          dependencies: ["LectorTestKit", "LectorInterface", "LectorBus", "LectorLoop", "LectorAudio",
+                                         "LectorPolicy", "CPulse", "CSystemd",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: cEdge),
-
-        // Issue 4's figures: route loss to Paused, call to silence, announcement to ducked, end to
-        // restored, timed in-process on the daemon's own loop/bus/libpulse wrappers.
-        .executableTarget(name: "lector-policy-bench",
-                          dependencies: ["LectorTestKit", "LectorBus", "LectorLoop", "LectorAudio", "LectorPolicy",
-                                         "CPulse", "CSystemd",
-                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
-                          swiftSettings: cEdge),
-
-        // Test tool: reads what libpulse offers but pactl does not print (saved stream-restore volumes).
-        .executableTarget(name: "lector-pulse-probe", dependencies: ["CPulse"], swiftSettings: cEdge),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
         // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory.
@@ -98,11 +86,11 @@ let package = Package(
         .testTarget(name: "LectorStateTests", dependencies: ["LectorState"]),
         .testTarget(name: "LectorPolicyTests", dependencies: ["LectorPolicy"]),
         .testTarget(name: "LectorConfigTests", dependencies: ["LectorConfig"]),
-        .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
+        .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-bench"]),
         // The test kit's own checks: private sessions, recorders, watchers, both sound servers.
-        .testTarget(name: "LectorTestKitTests", dependencies: ["LectorTestKit", "lector-pulse-probe"]),
+        .testTarget(name: "LectorTestKitTests", dependencies: ["LectorTestKit", "lector-bench"]),
         .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
         .testTarget(name: "LectorAudioPolicyTests",
-                    dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-pulse-probe"]),
+                    dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-bench"]),
     ]
 )

@@ -135,8 +135,11 @@ public final class SoundServerMirror {
         }
     }
 
-    /// Replaces saved entries (not applied to running streams).
-    public func writeSavedStreams(_ entries: [SavedStreamEntry], done: ((Bool) -> Void)? = nil) {
+    /// Replaces saved entries; `applyImmediately` also applies them to running streams that match
+    /// (the daemon's repairs do not; `lector-bench pulse-probe stream-restore-write` does, as a
+    /// crashed client's last write would have).
+    public func writeSavedStreams(_ entries: [SavedStreamEntry], applyImmediately: Bool = false,
+                                  done: ((Bool) -> Void)? = nil) {
         guard let context, !entries.isEmpty else { done?(context != nil); return }
         let names = entries.map { strdup($0.name) }
         let devices = entries.map { $0.device.map { strdup($0) } ?? nil }
@@ -150,8 +153,8 @@ public final class SoundServerMirror {
                                        device: devices[i], mute: entry.muted ? 1 : 0)
         }
         let request = SuccessRequest(done)
-        track(pa_ext_stream_restore_write(context, PA_UPDATE_REPLACE, &infos, UInt32(infos.count), 0,
-                                          SuccessRequest.callback, request.retained()), request)
+        track(pa_ext_stream_restore_write(context, PA_UPDATE_REPLACE, &infos, UInt32(infos.count),
+                                          applyImmediately ? 1 : 0, SuccessRequest.callback, request.retained()), request)
     }
 
     // MARK: - events

@@ -16,14 +16,17 @@ public protocol SoundServerMirroring: AnyObject {
     func setSinkMute(_ index: UInt32, _ muted: Bool, done: ((Bool) -> Void)?)
     /// The server's saved stream volumes; nil if it has no such extension.
     func readSavedStreams(_ completion: @escaping ([SavedStreamEntry]?) -> Void)
-    func writeSavedStreams(_ entries: [SavedStreamEntry], done: ((Bool) -> Void)?)
+    /// `applyImmediately`: running streams of those keys take the volume now too.
+    func writeSavedStreams(_ entries: [SavedStreamEntry], applyImmediately: Bool, done: ((Bool) -> Void)?)
 }
 
 extension SoundServerMirroring {
     public func setPlaybackVolume(_ index: UInt32, _ volume: ChannelVolumes) { setPlaybackVolume(index, volume, done: nil) }
     public func setSinkVolume(_ index: UInt32, _ volume: ChannelVolumes) { setSinkVolume(index, volume, done: nil) }
     public func setSinkMute(_ index: UInt32, _ muted: Bool) { setSinkMute(index, muted, done: nil) }
-    public func writeSavedStreams(_ entries: [SavedStreamEntry]) { writeSavedStreams(entries, done: nil) }
+    public func writeSavedStreams(_ entries: [SavedStreamEntry], done: ((Bool) -> Void)? = nil) {
+        writeSavedStreams(entries, applyImmediately: false, done: done)
+    }
 }
 
 extension SoundServerMirror: SoundServerMirroring {}

@@ -73,7 +73,7 @@ public final class FakeSoundServer: SoundServerMirroring {
         completion(saved.sorted { $0.key < $1.key }.map { LectorAudio.SavedStreamEntry(name: $0.key, volume: $0.value) })
     }
 
-    public func writeSavedStreams(_ entries: [LectorAudio.SavedStreamEntry], done: ((Bool) -> Void)?) {
+    public func writeSavedStreams(_ entries: [LectorAudio.SavedStreamEntry], applyImmediately: Bool, done: ((Bool) -> Void)?) {
         for entry in entries { saved[entry.name] = entry.volume }
         done?(true)
     }

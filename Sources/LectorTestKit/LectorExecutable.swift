@@ -6,7 +6,7 @@ public enum LectorExecutable {
     public static let path: String = BuiltProduct.path(named: "lector", overrideVariable: "LECTOR_BIN")
 }
 
-/// Executables of this package that tests run (`lector`, `lector-pulse-probe`): found next to the
+/// Executables of this package that tests run (`lector`, `lector-bench`): found next to the
 /// test bundle in the build products directory, walking up a few levels if needed.
 public enum BuiltProduct {
     /// `$overrideVariable` if set, else the first executable `name` beside the test bundle or

@@ -48,7 +48,7 @@ public struct SinkInfo: Sendable, Equatable {
     public let ownerModule: UInt32?
 }
 
-/// One saved stream-restore entry (pa_ext_stream_restore_read through `lector-pulse-probe`).
+/// One saved stream-restore entry (pa_ext_stream_restore_read through `lector-bench pulse-probe`).
 public struct SavedStreamEntry: Sendable, Equatable {
     /// e.g. `sink-input-by-media-role:music`, `sink-input-by-application-name:paplay`.
     public let name: String
@@ -59,7 +59,7 @@ public struct SavedStreamEntry: Sendable, Equatable {
     public let device: String?
 }
 
-/// Parsing of pactl's JSON (pactl ≥ 16) and of lector-pulse-probe's lines. PulseAudio and
+/// Parsing of pactl's JSON (pactl ≥ 16) and of `lector-bench pulse-probe`'s lines. PulseAudio and
 /// pipewire-pulse differ in details (owner_module and client are strings for sink-inputs and a
 /// number for sinks), so numbers are read leniently.
 enum SoundServerParsing {
@@ -102,12 +102,12 @@ enum SoundServerParsing {
         return names
     }
 
-    /// Lines `NAME<TAB>v1,v2<TAB>0|1<TAB>device` of `lector-pulse-probe stream-restore`.
+    /// Lines `NAME<TAB>v1,v2<TAB>0|1<TAB>device` of `lector-bench pulse-probe stream-restore`.
     static func savedStreamEntries(probeOutput: String) throws -> [SavedStreamEntry] {
         try probeOutput.split(separator: "\n").map { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 4, fields[2] == "0" || fields[2] == "1" else {
-                throw TestKitError.failed("unexpected lector-pulse-probe line: \(line)")
+                throw TestKitError.failed("unexpected lector-bench pulse-probe line: \(line)")
             }
             let volume = try fields[1].split(separator: ",").map { text -> UInt32 in
                 guard let value = UInt32(text) else { throw TestKitError.failed("bad volume in: \(line)") }

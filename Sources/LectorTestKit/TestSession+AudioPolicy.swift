@@ -162,9 +162,15 @@ extension TestSession {
 
     // MARK: - Saved stream volumes
 
-    /// `lector-pulse-probe`, the test tool built with this package (override: LECTOR_PULSE_PROBE_BIN).
-    public static var pulseProbePath: String {
-        BuiltProduct.path(named: "lector-pulse-probe", overrideVariable: "LECTOR_PULSE_PROBE_BIN")
+    /// `lector-bench`, built with this package (override: LECTOR_BENCH_BIN), whose `pulse-probe`
+    /// subcommand reads and writes saved stream-restore entries through LectorAudio.
+    public static var benchPath: String {
+        BuiltProduct.path(named: "lector-bench", overrideVariable: "LECTOR_BENCH_BIN")
+    }
+
+    /// `lector-bench pulse-probe ARGUMENTS`.
+    private func runPulseProbe(_ arguments: [String]) throws -> ProcessResult {
+        try run(Self.benchPath, ["pulse-probe"] + arguments, timeout: 15)
     }
 
     /// Every saved stream-restore entry the server offers through the PulseAudio protocol's
@@ -176,8 +182,8 @@ extension TestSession {
         let reads = soundServerKind == .pipewire ? 2 : 1
         var entries: [SavedStreamEntry] = []
         for _ in 0..<reads {
-            let result = try run(Self.pulseProbePath, ["stream-restore"], timeout: 15)
-            guard result.succeeded else { throw TestKitError.failed("lector-pulse-probe stream-restore: \(result)") }
+            let result = try runPulseProbe(["stream-restore"])
+            guard result.succeeded else { throw TestKitError.failed("lector-bench pulse-probe stream-restore: \(result)") }
             for entry in try SoundServerParsing.savedStreamEntries(probeOutput: result.stdout) {
                 entries.removeAll { $0.name == entry.name }
                 entries.append(entry)
@@ -198,7 +204,7 @@ extension TestSession {
     /// Saves (replaces) one stream-restore entry through the extension, as a client that crashed
     /// while ducking would leave it: e.g. `saveStreamEntry(name: "sink-input-by-media-role:music", volume: [13107])`.
     /// Returns once a read lists it (pipewire-pulse can acknowledge a write it dropped, and can serve
-    /// a connection no entries; see lector-pulse-probe). pipewire-pulse does not save `device`.
+    /// a connection no entries; see `lector-bench pulse-probe`). pipewire-pulse does not save `device`.
     public func saveStreamEntry(name: String, volume: [UInt32], muted: Bool = false, device: String? = nil) throws {
         var arguments = ["stream-restore-write", name, volume.map(String.init).joined(separator: ","), muted ? "1" : "0"]
         if let device { arguments.append(device) }
@@ -211,7 +217,7 @@ extension TestSession {
         var last: ProcessResult?
         var entries: [SavedStreamEntry] = []
         for _ in 0..<4 {
-            let result = try run(Self.pulseProbePath, arguments, timeout: 15)
+            let result = try runPulseProbe(arguments)
             last = result
             // 0: listed on the probe's connection; 3: written, not listed there; else a real failure.
             guard result.status == 0 || result.status == 3 else { break }
@@ -222,7 +228,7 @@ extension TestSession {
         if soundServerKind == .pipewire {
             metadata = "\nroute-settings metadata: " + ((try? run("pw-metadata", ["-n", "route-settings"], timeout: 1).stdout) ?? "?")
         }
-        throw TestKitError.failed("lector-pulse-probe \(arguments) did not save it: \(last.map(\.description) ?? "")"
+        throw TestKitError.failed("lector-bench pulse-probe \(arguments) did not save it: \(last.map(\.description) ?? "")"
                                   + "\nlisted: \(entries)\(metadata)")
     }
 

@@ -2,87 +2,183 @@ import ArgumentParser
 import Foundation
 import LectorTestKit
 
-/// `lector-bench`: speech latency of lector against the obvious alternatives, and what an idle
-/// daemon costs the sound server. Runs entirely in private sessions (bus + PulseAudio with null sinks).
+/// `lector-bench`: every benchmark of lector, and the test kit's sound-server probe, as
+/// subcommands of one executable. Each benchmark runs in private sessions of the test kit
+/// (`TestSession`: a private dbus-daemon and sound server with null sinks) and prints one
+/// `BenchReport`. Without a subcommand it runs `suite` (latency, narration yield, idle).
 struct LectorBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lector-bench",
-        abstract: "Measure lector's speech latency and idle cost in a private D-Bus + PulseAudio session.",
+        abstract: "Measure lector in private D-Bus + PulseAudio sessions (docs/benchmarks.md).",
         discussion: """
-            Latency: time from asking for speech to the first non-silent sample at a private null sink's monitor, for `lector say`, gdbus and busctl Speak calls, an in-process Speak call, the espeak-ng command line, paplay of a pre-rendered WAV (the sound path's floor) and spd-say (if installed), interleaved round by round.
+            Lines starting with "BENCH " are JSON, one per metric. Use a release build for figures that matter:
+              swift build -c release --product lector && swift build -c release --product lector-bench
+            """,
+        subcommands: [Suite.self, Latency.self, Idle.self, NarrationYield.self, Player.self, GetAll.self,
+                      Policy.self, PulseProbe.self],
+        defaultSubcommand: Suite.self)
+}
 
-            Narration yield (issue 5): with a book narrated on a second null sink, an in-process Speak -> the announcement's first sound, SpeechFinished -> narration audible again, with `lector say` and spd-say speaking the same sentence on the same sink while the book plays.
+/// Options every benchmark takes.
+struct CommonOptions: ParsableArguments {
+    @Option(help: "The lector executable (default: the one next to this executable).") var lector: String?
 
-            Idle: context switches per second of the sound server with no daemon, with an idle lector and with an idle speech-dispatcher, and the lector daemon's CPU ticks while idle.
+    func lectorPath(_ log: Log) throws -> String {
+        let path = try LectorExecutable.besideThisExecutable(override: lector)
+        log("\(Build.name) build; lector: \(path)")
+        return path
+    }
+}
 
-            Use a release build for figures that matter: swift build -c release && .build/release/lector-bench
-
-            Lines starting with "BENCH " are JSON, one per metric. See docs/benchmarks.md.
-            """)
-
+/// Options of the speech benchmarks (latency, narration yield, idle).
+struct SpeechOptions: ParsableArguments {
     @Option(help: "Timed runs per client.") var runs = 20
     @Option(help: "The sentence to speak.") var text = "Payment received: thirty five euros twenty."
+
+    func validate() throws {
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        guard !text.isEmpty else { throw ValidationError("--text must not be empty") }
+    }
+
+    /// One speech benchmark on its own: `measure`, then its report.
+    static func runAlone(_ common: CommonOptions, _ speech: SpeechOptions,
+                         _ measure: (SpeechOptions, String, Log, inout BenchReport) throws -> Void) throws {
+        let log = Log(tag: "bench")
+        var report = BenchReport()
+        try measure(speech, try common.lectorPath(log), log, &report)
+        report.print()
+    }
+}
+
+/// What `lector-bench` ran before it had subcommands: latency, narration yield and idle, one
+/// after the other, in that order, each in its own private session.
+struct Suite: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Latency, narration yield and idle cost, one after the other (the default).")
+
+    @OptionGroup var common: CommonOptions
+    @OptionGroup var speech: SpeechOptions
     @Option(help: "Length of each idle measurement window, in seconds.") var idleSeconds = 5.0
-    @Option(help: "The lector executable (default: the one next to this executable).") var lector: String?
     @Flag(help: "Skip the idle measurement.") var skipIdle = false
     @Flag(help: "Skip the latency measurement.") var skipLatency = false
     @Flag(help: "Skip the narration-yield measurement (announcements while a book is narrated).")
     var skipNarrationYield = false
 
-    static let build: String = {
-        #if DEBUG
-        return "debug"
-        #else
-        return "release"
-        #endif
-    }()
-
     func validate() throws {
-        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard idleSeconds > 0 else { throw ValidationError("--idle-seconds must be positive") }
-        guard !text.isEmpty else { throw ValidationError("--text must not be empty") }
     }
 
     func run() throws {
-        let lectorPath = try LectorExecutable.besideThisExecutable(override: lector)
-        let log: (String) -> Void = { message in
-            FileHandle.standardError.write(Data("[bench] \(message)\n".utf8))
-        }
-        log("\(Self.build) build; lector: \(lectorPath)")
-
-        var latency: [LatencySeries] = []
+        let log = Log(tag: "bench")
+        let lectorPath = try common.lectorPath(log)
+        var report = BenchReport()
         if !skipLatency {
-            let session = try TestSession()
-            defer { session.shutdown() }
-            do {
-                latency = try LatencyBenchmark(session: session, text: text, runs: runs, lectorPath: lectorPath,
-                                               log: log).run()
-            } catch {
-                log("latency benchmark failed: \(error)\n\(session.diagnostics)")
-                throw ExitCode(1)
-            }
+            try Latency.measure(speech, lectorPath: lectorPath, log: log, into: &report)
         }
-        var narrationYield: NarrationYieldResults?
         if !skipNarrationYield {
-            do {
-                narrationYield = try NarrationYieldBenchmark(text: text, runs: runs, lectorPath: lectorPath, log: log).run()
-            } catch {
-                log("narration-yield benchmark failed: \(error)")
-                throw ExitCode(1)
-            }
+            try NarrationYield.measure(speech, lectorPath: lectorPath, log: log, into: &report)
         }
-        var idle: IdleResults?
         if !skipIdle {
-            do {
-                idle = try IdleBenchmark(text: text, seconds: idleSeconds, lectorPath: lectorPath, log: log).run()
-            } catch {
-                log("idle benchmark failed: \(error)")
-                throw ExitCode(1)
-            }
+            try Idle.measure(text: speech.text, seconds: idleSeconds, lectorPath: lectorPath, log: log, into: &report)
         }
-        if !latency.isEmpty || idle != nil {
-            Report.print(latency: latency, idle: idle, build: Self.build, text: text)
+        report.print()
+    }
+}
+
+struct Latency: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Time from asking for speech to the first sound, for lector and the alternatives.",
+        discussion: """
+            The first non-silent sample at a private null sink's monitor, for `lector say`, gdbus and busctl Speak calls, an in-process Speak call (LectorBus), the espeak-ng command line, paplay of a pre-rendered WAV (the sound path's floor) and spd-say (if installed), interleaved round by round.
+            """)
+
+    @OptionGroup var common: CommonOptions
+    @OptionGroup var speech: SpeechOptions
+
+    func run() throws { try SpeechOptions.runAlone(common, speech, Self.measure) }
+
+    static func measure(_ speech: SpeechOptions, lectorPath: String, log: Log, into report: inout BenchReport) throws {
+        let session = try BenchSession.start(log: log)
+        defer { session.shutdown() }
+        do {
+            let series = try LatencyBenchmark(session: session, text: speech.text, runs: speech.runs,
+                                              lectorPath: lectorPath, log: log).run()
+            LatencyBenchmark.report(series, text: speech.text, into: &report)
+        } catch {
+            log("latency benchmark failed: \(error)\n\(session.diagnostics)")
+            throw ExitCode(1)
         }
-        if let narrationYield { NarrationYieldReport.print(narrationYield, build: Self.build, text: text) }
+    }
+}
+
+struct Idle: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sound-server wakeups and daemon CPU while lector (and speech-dispatcher) sit idle.")
+
+    @OptionGroup var common: CommonOptions
+    @Option(help: "The sentence spoken once before the idle window.") var text = "Payment received: thirty five euros twenty."
+    @Option(help: "Length of each idle measurement window, in seconds.") var idleSeconds = 5.0
+
+    func validate() throws {
+        guard idleSeconds > 0 else { throw ValidationError("--idle-seconds must be positive") }
+    }
+
+    func run() throws {
+        let log = Log(tag: "bench")
+        var report = BenchReport()
+        try Self.measure(text: text, seconds: idleSeconds, lectorPath: try common.lectorPath(log), log: log, into: &report)
+        report.print()
+    }
+
+    static func measure(text: String, seconds: Double, lectorPath: String, log: Log,
+                        into report: inout BenchReport) throws {
+        do {
+            let results = try IdleBenchmark(text: text, seconds: seconds, lectorPath: lectorPath, log: log).run()
+            IdleBenchmark.report(results, into: &report)
+        } catch {
+            log("idle benchmark failed: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct NarrationYield: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "narration-yield",
+        abstract: "Announcements while a book is narrated: Speak -> sound, SpeechFinished -> narration again (issue 5).")
+
+    @OptionGroup var common: CommonOptions
+    @OptionGroup var speech: SpeechOptions
+
+    func run() throws { try SpeechOptions.runAlone(common, speech, Self.measure) }
+
+    static func measure(_ speech: SpeechOptions, lectorPath: String, log: Log, into report: inout BenchReport) throws {
+        do {
+            let results = try NarrationYieldBenchmark(text: speech.text, runs: speech.runs, lectorPath: lectorPath,
+                                                      log: log).run()
+            NarrationYieldReport.report(results, text: speech.text, into: &report)
+        } catch {
+            log("narration-yield benchmark failed: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Starting a private session, in one place: the test kit's `TestSession` (private dbus-daemon
+/// and sound server with null sinks), and this process's environment pointed at it, so that
+/// in-process clients (sd-bus, libpulse) connect there and never to the real desktop's.
+enum BenchSession {
+    static func start(sinks: [String] = ["lector_test"], log: Log? = nil) throws -> TestSession {
+        let session = try TestSession(sinks: sinks)
+        for key in ProcessInfo.processInfo.environment.keys
+        where key.hasPrefix("PULSE_") && session.environment[key] == nil {
+            unsetenv(key)
+        }
+        for key in ["DBUS_SESSION_BUS_ADDRESS", "PULSE_SERVER", "HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME",
+                    "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"] {
+            if let value = session.environment[key] { setenv(key, value, 1) }
+        }
+        log?("session \(session.directory.lastPathComponent): bus \(session.busAddress)")
+        return session
     }
 }

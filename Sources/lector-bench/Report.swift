@@ -1,149 +1,189 @@
 import Foundation
 import LectorTestKit
 
-/// Latency samples of one way of making sound, in milliseconds.
-struct LatencySeries {
-    let key: String
-    let label: String
-    var samples: [Double] = []
-    var failures = 0
-    /// Why the row has no figures (e.g. "not installed"), or nil.
-    var unavailable: String?
+/// The one report every subcommand prints: its tables and notes on stdout, then one line per
+/// record, `BENCH ` and the record as JSON (JSONEncoder, snake_case keys, absent when unknown), so
+/// a script can `grep '^BENCH ' | cut -c7- | jq ...`.
+struct BenchReport {
+    private var lines: [String] = []
+    private var records: [String] = []
 
-    var median: Double? { Percentile.of(samples, 0.5) }
-    var p90: Double? { Percentile.of(samples, 0.9) }
+    mutating func text(_ line: String = "") { lines.append(line) }
+    mutating func text(_ more: [String]) { lines += more }
+    mutating func table(_ table: TextTable) { lines += table.lines }
+
+    mutating func record<Record: Encodable>(_ record: Record) {
+        do {
+            records.append("BENCH " + String(decoding: try Self.encoder.encode(record), as: UTF8.self))
+        } catch {
+            lines.append("note: could not encode a record: \(error)")
+        }
+    }
+
+    func print() {
+        Swift.print((lines + [""] + records).joined(separator: "\n"))
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 }
 
-/// Context switches per second of one process over the idle window, with what else was true then.
-struct IdleFigure {
-    let switchesPerSecond: Double
-    let cpuTicks: Int
-    let seconds: Double
-    /// e.g. the sink's state at the end of the window.
-    let note: String
-}
+/// The one table printer: a label column, then figures side by side (right-aligned), then an
+/// optional note (a goal and whether it was met, failures). A row with no figures says why.
+struct TextTable {
+    let labelWidth: Int
+    let columns: [String]
+    let columnWidth: Int
+    private(set) var lines: [String]
 
-struct IdleResults {
-    var seconds: Double = 0
-    var baseline: IdleFigure?
-    var lectorIdle: IdleFigure?
-    var speechDispatcherIdle: IdleFigure?
-    var speechDispatcherNote: String?
-    /// The daemon's own figures over its idle window.
-    var lectorProcess: IdleFigure?
-    var speechDispatcherProcess: IdleFigure?
-    /// The same server while a 5 ms recorder reads the monitor (the test kit's keep-awake).
-    var recordingReference: IdleFigure?
-    var notes: [String] = []
-}
+    init(_ title: String, columns: [String], labelWidth: Int = 46, columnWidth: Int = 10, note: String = "") {
+        self.labelWidth = labelWidth
+        self.columns = columns
+        self.columnWidth = columnWidth
+        lines = [Self.padded(title, labelWidth) + columns.map { Self.padded($0, columnWidth, right: true) }.joined()
+                 + (note.isEmpty ? "" : "  " + note)]
+    }
 
-enum Report {
-    static func milliseconds(_ value: Double?) -> String {
-        guard let value else { return "-" }
-        return String(format: "%.1fms", value)
+    mutating func row(_ label: String, _ cells: [String], note: String = "") {
+        lines.append(Self.padded(label, labelWidth) + cells.map { Self.padded($0, columnWidth, right: true) }.joined()
+                     + (note.isEmpty ? "" : "  " + note))
+    }
+
+    /// A row of one series: `figures` picks the columns from its summary.
+    mutating func row(_ label: String, _ summary: Summary, unit: Unit, note: String = "") {
+        row(label, summary.cells(for: columns, unit: unit), note: note)
+    }
+
+    /// A row whose figures are one free text (e.g. "spd-say: not installed").
+    mutating func row(_ label: String, text: String) {
+        lines.append(Self.padded(label, labelWidth) + "  " + text)
     }
 
     static func padded(_ text: String, _ width: Int, right: Bool = false) -> String {
         let count = text.count
-        guard count < width else { return text }
+        guard count < width else { return right ? " " + text : text }
         let padding = String(repeating: " ", count: width - count)
         return right ? padding + text : text + padding
     }
+}
 
-    /// One JSON object per line, prefixed so a script can `grep '^BENCH '`.
-    static func machineLine(_ fields: [(String, Any?)]) -> String {
-        let parts = fields.map { key, value -> String in
-            let encoded: String
-            switch value {
-            case nil: encoded = "null"
-            case let number as Double: encoded = number.isFinite ? String(format: "%.3f", number) : "null"
-            case let number as Int: encoded = String(number)
-            case let flag as Bool: encoded = flag ? "true" : "false"
-            case let text as String: encoded = jsonString(text)
-            default: encoded = jsonString("\(value!)")
-            }
-            return "\(jsonString(key)):\(encoded)"
-        }
-        return "BENCH {" + parts.joined(separator: ",") + "}"
-    }
+enum Unit: String {
+    case milliseconds = "ms", microseconds = "us"
 
-    private static func jsonString(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+    func format(_ value: Double?) -> String {
+        guard let value else { return "-" }
+        return String(format: self == .milliseconds ? "%.1f" : "%.0f", value) + rawValue
     }
+}
 
-    static func print(latency: [LatencySeries], idle: IdleResults?, build: String, text: String) {
-        var lines: [String] = []
-        lines.append("")
-        lines.append("lector-bench (\(build) build), text: \"\(text)\"")
-        lines.append(padded("metric", 44) + padded("median", 10, right: true) + padded("p90", 10, right: true)
-                     + padded("runs", 6, right: true))
-        for series in latency {
-            if let reason = series.unavailable {
-                lines.append(padded(series.label, 44) + "  " + reason)
-                continue
-            }
-            var line = padded(series.label, 44) + padded(milliseconds(series.median), 10, right: true)
-                + padded(milliseconds(series.p90), 10, right: true) + padded(String(series.samples.count), 6, right: true)
-            if series.failures > 0 { line += "  (\(series.failures) failed)" }
-            lines.append(line)
-        }
-        if let idle {
-            func rate(_ figure: IdleFigure?) -> String {
-                figure.map { String(format: "%.1f", $0.switchesPerSecond) } ?? "-"
-            }
-            let seconds = String(format: "%g", idle.seconds)
-            lines.append("idle: pulseaudio wakeups/s  baseline \(rate(idle.baseline))  lector idle \(rate(idle.lectorIdle))"
-                         + "  speech-dispatcher idle \(rate(idle.speechDispatcherIdle))")
-            lines.append("idle: lector CPU ticks over \(seconds)s   "
-                         + (idle.lectorProcess.map { String($0.cpuTicks) } ?? "-")
-                         + (idle.lectorProcess.map { String(format: "  (wakeups/s %.1f)", $0.switchesPerSecond) } ?? ""))
-            if let reference = idle.recordingReference {
-                lines.append(String(format: "idle: pulseaudio wakeups/s  with a 5 ms monitor recorder (reference) %.1f",
-                                    reference.switchesPerSecond))
-            }
-            if let dispatcher = idle.speechDispatcherProcess {
-                lines.append("idle: speech-dispatcher CPU ticks over \(seconds)s   \(dispatcher.cpuTicks)"
-                             + String(format: "  (wakeups/s %.1f)", dispatcher.switchesPerSecond))
-            }
-            for (name, figure) in [("baseline", idle.baseline), ("lector idle", idle.lectorIdle),
-                                   ("speech-dispatcher idle", idle.speechDispatcherIdle),
-                                   ("reference", idle.recordingReference)] {
-                if let figure { lines.append("  \(name): \(figure.note)") }
-            }
-            if let note = idle.speechDispatcherNote { lines.append("  speech-dispatcher: \(note)") }
-            for note in idle.notes { lines.append("  note: \(note)") }
-        }
-        lines.append("")
-        for series in latency {
-            lines.append(machineLine([
-                ("metric", "latency.\(series.key)"), ("label", series.label), ("build", build),
-                ("median_ms", series.median), ("p90_ms", series.p90), ("runs", series.samples.count),
-                ("failures", series.failures), ("unavailable", series.unavailable),
-            ]))
-        }
-        if let idle {
-            for (key, figure) in [("pulseaudio_baseline", idle.baseline), ("pulseaudio_lector_idle", idle.lectorIdle),
-                                  ("pulseaudio_speech_dispatcher_idle", idle.speechDispatcherIdle),
-                                  ("lector_process", idle.lectorProcess),
-                                  ("speech_dispatcher_process", idle.speechDispatcherProcess),
-                                  ("pulseaudio_monitor_recorder_reference", idle.recordingReference)] {
-                lines.append(machineLine([
-                    ("metric", "idle.\(key)"), ("build", build), ("seconds", idle.seconds),
-                    ("wakeups_per_s", figure?.switchesPerSecond), ("cpu_ticks", figure?.cpuTicks),
-                    ("note", figure?.note),
-                ]))
+/// Median, p90, p99, min and max of one series of samples.
+struct Summary {
+    let samples: [Double]
+
+    init(_ samples: [Double]) { self.samples = samples.filter(\.isFinite) }
+
+    var median: Double? { Percentile.of(samples, 0.5) }
+    var p90: Double? { Percentile.of(samples, 0.9) }
+    var p99: Double? { Percentile.of(samples, 0.99) }
+    var min: Double? { samples.min() }
+    var max: Double? { samples.max() }
+    var count: Int { samples.count }
+
+    /// The table cells for column headers "median", "p90", "p99", "min", "max", "runs"/"calls".
+    func cells(for columns: [String], unit: Unit) -> [String] {
+        columns.map { column in
+            switch column {
+            case "median": return unit.format(median)
+            case "p90": return unit.format(p90)
+            case "p99": return unit.format(p99)
+            case "min": return unit.format(min)
+            case "max": return unit.format(max)
+            default: return String(count)
             }
         }
-        Swift.print(lines.joined(separator: "\n"))
     }
+}
+
+/// A figure for JSON: three decimals, nil when unknown or not finite.
+func figure(_ value: Double?) -> Double? {
+    guard let value, value.isFinite else { return nil }
+    return (value * 1000).rounded() / 1000
+}
+
+/// One series in milliseconds as a record: latency, narration-yield, policy and open rows.
+struct SeriesRecord: Encodable {
+    var metric: String
+    var label: String
+    var build = Build.name
+    var player: String?
+    var medianMs: Double?
+    var p90Ms: Double?
+    var minMs: Double?
+    var maxMs: Double?
+    var runs: Int
+    var failures: Int?
+    var goalMs: Double?
+    var met: Bool?
+    var unavailable: String?
+    // Only some rows carry these.
+    var replyMedianMs: Double?
+    var replyP90Ms: Double?
+    var coldFirstAudioMs: Double?
+    var coldReplyMs: Double?
+    var discardedRuns: Int?
+
+    init(metric: String, label: String, _ summary: Summary, failures: Int? = nil, goalMs: Double? = nil,
+         unavailable: String? = nil) {
+        self.metric = metric
+        self.label = label.trimmingCharacters(in: .whitespaces)
+        medianMs = figure(summary.median)
+        p90Ms = figure(summary.p90)
+        minMs = figure(summary.min)
+        maxMs = figure(summary.max)
+        runs = summary.count
+        self.failures = failures
+        self.goalMs = goalMs
+        met = goalMs.map { goal in summary.median.map { $0 < goal } ?? false }
+        self.unavailable = unavailable
+    }
+}
+
+/// "<60ms met" / "<60ms NOT MET" for a goal on the median.
+func goalNote(_ goalMs: Double, _ summary: Summary) -> String {
+    String(format: "<%.0fms %@", goalMs, (summary.median.map { $0 < goalMs } ?? false) ? "met" : "NOT MET")
+}
+
+enum Build {
+    static let name: String = {
+        #if DEBUG
+        return "debug"
+        #else
+        return "release"
+        #endif
+    }()
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Progress on stderr, `[tag] message`.
+struct Log: Sendable {
+    let tag: String
+    func callAsFunction(_ message: String) {
+        FileHandle.standardError.write(Data("[\(tag)] \(message)\n".utf8))
+    }
+}
+
+/// CLOCK_MONOTONIC now, nanoseconds.
+@inline(__always)
+func monotonicNanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
 }

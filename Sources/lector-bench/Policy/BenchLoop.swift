@@ -9,14 +9,6 @@ import LectorPolicy
 import Glibc
 #endif
 
-/// CLOCK_MONOTONIC now, nanoseconds: the one clock every timestamp of the benchmark is read on.
-@inline(__always)
-func monotonicNanoseconds() -> UInt64 {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
-}
-
 /// What the loop thread saw: a signal on the bus or a change of the sound server mirror.
 enum BenchEvent: CustomStringConvertible {
     /// org.freedesktop.DBus.Properties.PropertiesChanged: the interface and its changed values as text.
@@ -56,11 +48,6 @@ final class Watch {
     }
 }
 
-struct BenchError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// The benchmark's own sd-event loop, on a thread of its own, with an sd-bus connection
 /// (LectorBus) and a libpulse context plus mirror (LectorAudio) attached: bus signals and
 /// sound-server events are dated in their handlers on one thread and one clock, and the
@@ -86,10 +73,13 @@ final class BenchLoop: @unchecked Sendable {
     private var setupError: Error?
 
     private let properties: [String: String]
+    private let connectsBus: Bool
 
-    /// `properties`: the libpulse client's proplist (application.name ...).
-    init(properties: [String: String]) {
+    /// `properties`: the libpulse client's proplist (application.name ...); `bus`: also connect to
+    /// the session bus and watch the daemon's signals (the policy benchmark; the probe does not).
+    init(properties: [String: String], bus: Bool = true) {
         self.properties = properties
+        connectsBus = bus
     }
 
     /// Starts the thread, connects to the bus and the sound server (from this process's
@@ -111,16 +101,43 @@ final class BenchLoop: @unchecked Sendable {
         }
         guard ready.wait(timeout: .now() + timeout) == .success else { throw BenchError("the benchmark's event loop did not start") }
         if let setupError { throw BenchError("setting up the benchmark's loop: \(setupError)") }
+        // Synced, or the sound server could not be reached (SoundServer would retry every second).
         let synced = try arm("the benchmark's sound-server mirror to list the server") { [unowned self] _ in
-            MainActor.assumeIsolated { self.mirror.isSynced }
+            MainActor.assumeIsolated {
+                if case .unavailable = self.soundServer.state { return true }
+                return self.mirror.isSynced
+            }
         }
         try wait(synced, timeout: timeout)
+        let state = try sync { [unowned self] in MainActor.assumeIsolated { self.soundServer.state } }
+        if case .unavailable(let reason) = state { throw BenchError("cannot connect to the sound server: \(reason)") }
     }
 
     @MainActor
     private func setUp() throws {
         loop = try EventLoop()
         mirror = SoundServerMirror()
+        if connectsBus { try setUpBus() }
+        soundServer = try SoundServer(loop: loop, properties: properties)
+        mirror.onChange = { [unowned self] _, change in
+            self.dispatch(.audio(change), at: monotonicNanoseconds())
+        }
+        soundServer.onStateChange = { [unowned self] state in
+            switch state {
+            case .ready:
+                if let context = self.soundServer.context { self.mirror.attach(context: context) }
+            case .unavailable(let reason):
+                self.mirror.detach()
+                self.dispatch(.soundServerLost(reason), at: monotonicNanoseconds())
+            case .connecting:
+                break
+            }
+        }
+        soundServer.connect()
+    }
+
+    @MainActor
+    private func setUpBus() throws {
         bus = try Bus.session()
         try bus.attach(to: loop)
         // No sender= in the rules: sd-bus compares it locally with the unique name. Only the
@@ -145,22 +162,6 @@ final class BenchLoop: @unchecked Sendable {
                 break
             }
         }
-        soundServer = try SoundServer(loop: loop, properties: properties)
-        mirror.onChange = { [unowned self] _, change in
-            self.dispatch(.audio(change), at: monotonicNanoseconds())
-        }
-        soundServer.onStateChange = { [unowned self] state in
-            switch state {
-            case .ready:
-                if let context = self.soundServer.context { self.mirror.attach(context: context) }
-            case .unavailable(let reason):
-                self.mirror.detach()
-                self.dispatch(.soundServerLost(reason), at: monotonicNanoseconds())
-            case .connecting:
-                break
-            }
-        }
-        soundServer.connect()
     }
 
     /// Ends the loop and its thread.

@@ -1,4 +1,5 @@
 import Foundation
+import LectorInterface
 import LectorTestKit
 
 /// Issue 5's figures: `Speak` to the announcement's first sound while a book is being narrated,
@@ -8,17 +9,15 @@ import LectorTestKit
 /// One private session with two null sinks: announcements on `lector_test` (the default sink),
 /// narration moved to `lector_book` (while no book is open, so the move pauses nothing), each
 /// monitor recorded, so announcement and narration audio are told apart by where they sound.
-/// The daemon's signals are read on a connection of their own (`BusSignalListener`), each dated
+/// The daemon's signals are read on a connection of their own (`SignalRecorder`), each dated
 /// when it reaches this process. Everything is started through the session, never Foundation.Process.
 final class NarrationYieldBenchmark {
     static let announcementSink = "lector_test"
     static let narrationSink = "lector_book"
     static let narrationName = "Lector narration"
     static let speechName = "Lector speech"
-    static let mprisName = "org.mpris.MediaPlayer2.lector"
-    static let mprisPath = "/org/mpris/MediaPlayer2"
-    static let playerInterface = "org.mpris.MediaPlayer2.Player"
-    static let narratorInterface = "io.github.lector.Narrator1"
+    static let playerInterface = MPRISNames.player
+    static let narratorInterface = MPRISNames.narrator
     /// Goals of issue 5, on the medians.
     static let speakGoalMs = 60.0
     static let resumeGoalMs = 100.0
@@ -35,13 +34,13 @@ final class NarrationYieldBenchmark {
     private let text: String
     private let runs: Int
     private let lectorPath: String
-    private let log: (String) -> Void
+    private let log: Log
     private var session: TestSession!
     private var announcements: MonitorRecording!
     private var narration: MonitorRecording!
     private var daemon: ManagedProcess!
-    private var client: RawBusClient!
-    private var signals: BusSignalListener!
+    private var client: BusClient!
+    private var signals: SignalRecorder!
     /// Silence this long on the announcement sink means the previous speech is over.
     private var quietGap: TimeInterval = 1.0
     /// Deterministic, so two runs of the benchmark land the announcements alike.
@@ -49,7 +48,7 @@ final class NarrationYieldBenchmark {
     private var results = NarrationYieldResults()
     private var anomalies = 0
 
-    init(text: String, runs: Int, lectorPath: String, log: @escaping (String) -> Void) {
+    init(text: String, runs: Int, lectorPath: String, log: Log) {
         self.text = text
         self.runs = runs
         self.lectorPath = lectorPath
@@ -57,7 +56,7 @@ final class NarrationYieldBenchmark {
     }
 
     func run() throws -> NarrationYieldResults {
-        session = try TestSession(sinks: [Self.announcementSink, Self.narrationSink])
+        session = try BenchSession.start(sinks: [Self.announcementSink, Self.narrationSink], log: log)
         defer {
             signals?.stop()
             session.shutdown()
@@ -76,14 +75,13 @@ final class NarrationYieldBenchmark {
         narration = try session.record(sink: Self.narrationSink)
         daemon = try session.spawn(lectorPath, ["serve"], extraEnvironment: ["LECTOR_LOG": "stderr"])
         do {
-            try session.waitForBusName(LatencyBenchmark.busName, timeout: 15)
-            try session.waitForBusName(Self.mprisName, timeout: 5)
+            try session.waitForBusName(BusNames.service, timeout: 15)
+            try session.waitForBusName(MPRISNames.service, timeout: 5)
         } catch {
             throw BenchError("lector serve did not take its bus names: \(error)")
         }
-        signals = try BusSignalListener(address: session.busAddress,
-                                        rules: ["type='signal',sender='\(LatencyBenchmark.busName)'"])
-        client = try RawBusClient(address: session.busAddress)
+        signals = try SignalRecorder()
+        client = try BusClient()
 
         // Narration onto its own sink while no book is open (its stream is corked: nothing pauses).
         let narrationStream = try waitFor("the daemon's \(Self.narrationName) stream", timeout: 10) {
@@ -95,9 +93,7 @@ final class NarrationYieldBenchmark {
 
         let book = try writeBook()
         let opened = Date()
-        try client.call(destination: Self.mprisName, path: LatencyBenchmark.objectPath,
-                        interface: Self.narratorInterface, member: "Open", signature: "sa{sv}",
-                        body: RawBusClient.stringAndNoOptions(book.absoluteString), timeout: 30)
+        try client.open(book, timeout: 30)
         guard let firstNarration = narration.waitForSound(after: opened, timeout: 30) else {
             throw BenchError("the book was opened but no narration was heard on \(Self.narrationSink)")
         }
@@ -153,14 +149,13 @@ final class NarrationYieldBenchmark {
         switch kind {
         case .inProcess:
             start = Date()
-            let serial = try client.sendSpeak(text)
-            let reply = try client.waitForReply(serial: serial)
-            replyMs = Date().timeIntervalSince(start) * 1000
-            guard let id = RawBusClient.speechID(from: reply) else {
+            do {
+                speechID = try client.speak(text)
+            } catch {
                 try checkDaemon()
-                throw BenchError("Speak failed: \(reply.errorName ?? "unexpected reply signature '\(reply.signature)'")")
+                throw BenchError("Speak failed: \(error)")
             }
-            speechID = id
+            replyMs = Date().timeIntervalSince(start) * 1000
         case .cli:
             start = Date()
             process = try session.spawn(lectorPath, ["say", text])
@@ -177,9 +172,9 @@ final class NarrationYieldBenchmark {
             return try failed(kind, "no announcement sound on \(Self.announcementSink) within 10 s", warmUp: warmUp)
         }
         guard let finished = signals.wait(after: mark, timeout: 60, for: {
-            guard let (id, _) = $0.speechFinished else { return false }
+            guard let id = $0.speechFinished?.id else { return false }
             return speechID == nil || id == speechID
-        }), let (_, reason) = finished.speechFinished else {
+        }), let reason = finished.speechFinished?.reason else {
             return try failed(kind, "no SpeechFinished within 60 s", warmUp: warmUp)
         }
         guard let resumed = narration.waitForSound(after: finished.receivedAt, timeout: 10) else {
@@ -207,8 +202,8 @@ final class NarrationYieldBenchmark {
         let silentMs = max(0, (narrationCut ?? start).timeIntervalSince(start) * 1000)
         let overlapMs = narrationDuring.map { $0.timeIntervalSince(heard) * 1000 }
         let gapMs = lastAnnouncement.map { resumed.timeIntervalSince($0) * 1000 }
-        let statusChanges = runSignals.compactMap { $0.firstString == Self.playerInterface ? $0.changedString("PlaybackStatus") : nil }
-        let reasons = runSignals.compactMap { $0.firstString == Self.narratorInterface ? $0.changedString("PausedBecause") : nil }
+        let statusChanges = runSignals.compactMap { $0.interface == Self.playerInterface ? $0.changed["PlaybackStatus"] : nil }
+        let reasons = runSignals.compactMap { $0.interface == Self.narratorInterface ? $0.changed["PausedBecause"] : nil }
         let summary = String(format: "%.1f/%.1f ms", speakMs, resumeMs)
             + (overlapMs.map { String(format: " NARRATION HEARD %.1f ms into the announcement", $0) } ?? "")
             + (statusChanges.isEmpty ? "" : " PlaybackStatus \(statusChanges)")
@@ -273,7 +268,7 @@ final class NarrationYieldBenchmark {
         let milliseconds = heard.timeIntervalSince(start) * 1000
         // Did the book go on meanwhile? Narration within the first 0.8 s of spd-say's speech.
         let talkedOver = narration.waitForSound(after: heard, timeout: 0.8).map { $0 < heard.addingTimeInterval(0.8) } ?? false
-        let reacted = signals.signals(from: mark).contains { $0.changedString("PlaybackStatus") != nil }
+        let reacted = signals.signals(from: mark).contains { $0.changed["PlaybackStatus"] != nil }
         if warmUp {
             log(String(format: "yield warm-up spd-say: %.1f ms (narration %@ meanwhile)", milliseconds,
                        talkedOver ? "went on" : "was silent"))
@@ -305,7 +300,7 @@ final class NarrationYieldBenchmark {
 
     private func recoverNarration() throws {
         try checkDaemon()
-        try client.call(destination: Self.mprisName, path: Self.mprisPath, interface: Self.playerInterface, member: "Play")
+        try client.player("Play")
         guard narration.waitForSound(after: Date(), timeout: 10) != nil else {
             throw BenchError("narration stays silent after Play (PlaybackStatus \((try? playbackStatus()) ?? "?"))")
         }
@@ -330,33 +325,9 @@ final class NarrationYieldBenchmark {
                          + "\(daemon.exitStatus.map(String.init) ?? "?") during the narration-yield benchmark")
     }
 
-    // MARK: - Properties
+    private func playbackStatus() throws -> String { try client.playbackStatus() }
 
-    private func property(_ path: String, _ interface: String, _ name: String) throws -> String {
-        let reply = try client.call(destination: Self.mprisName, path: path, interface: "org.freedesktop.DBus.Properties",
-                                    member: "Get", signature: "ss",
-                                    body: RawBusClient.stringBody(interface) + Self.alignedString(name, after: interface))
-        // A variant holding a string: signature "s", then the string at the next 4-byte boundary.
-        guard reply.signature == "v", reply.body.count >= 8, reply.body[0] == 1, reply.body[1] == UInt8(ascii: "s") else {
-            return "(\(reply.signature))"
-        }
-        let length = Int(RawBusClient.uint32(reply.body, 4))
-        return String(decoding: reply.body[8..<min(reply.body.count, 8 + length)], as: UTF8.self)
-    }
-
-    /// The second string argument, padded to the 4-byte boundary after the first.
-    private static func alignedString(_ text: String, after first: String) -> [UInt8] {
-        let used = 4 + first.utf8.count + 1
-        return [UInt8](repeating: 0, count: (4 - used % 4) % 4) + RawBusClient.stringBody(text)
-    }
-
-    private func playbackStatus() throws -> String {
-        try property(Self.mprisPath, Self.playerInterface, "PlaybackStatus")
-    }
-
-    private func pausedBecause() throws -> String {
-        try property(LatencyBenchmark.objectPath, Self.narratorInterface, "PausedBecause")
-    }
+    private func pausedBecause() throws -> String { try client.pausedBecause() }
 
     // MARK: - Helpers
 
@@ -364,15 +335,15 @@ final class NarrationYieldBenchmark {
     /// announcement's, and the daemon's signals as received. Both recordings are written as WAV files
     /// into the session directory (kept with LECTOR_TEST_KEEP_DIRECTORY=1).
     private func logTimeline(_ kind: Kind, start: Date, heard: Date, lastAnnouncement: Date?,
-                             finished: RawBusClient.Message, resumed: Date, signals: [RawBusClient.Message]) {
+                             finished: ReceivedSignal, resumed: Date, signals: [ReceivedSignal]) {
         func ms(_ date: Date) -> String { String(format: "%.1f", date.timeIntervalSince(start) * 1000) }
         let spans = soundSpans(of: narration, from: start, before: resumed.addingTimeInterval(0.05))
             .map { "\(ms($0.0))-\(ms($0.1))" }
         let events = signals.map { signal -> String in
-            var name = signal.member ?? "?"
-            if let value = signal.changedString("PlaybackStatus") { name += " PlaybackStatus=\(value)" }
-            if let value = signal.changedString("PausedBecause") { name += " PausedBecause=\"\(value)\"" }
-            if let (id, reason) = signal.speechFinished { name += "(\(id), \(reason))" }
+            var name = signal.member
+            if let value = signal.changed["PlaybackStatus"] { name += " PlaybackStatus=\(value)" }
+            if let value = signal.changed["PausedBecause"] { name += " PausedBecause=\"\(value)\"" }
+            if let finished = signal.speechFinished { name += "(\(finished.id), \(finished.reason))" }
             return "\(ms(signal.receivedAt)) \(name)"
         }
         anomalies += 1
@@ -433,21 +404,7 @@ final class NarrationYieldBenchmark {
 
     /// The longest pause inside the warm-up announcement, plus 0.3 s (at least 0.5 s).
     private func calibrateQuietGap(since start: Date) {
-        let file = session.directory.appendingPathComponent("yield-calibration.wav")
-        defer { try? FileManager.default.removeItem(at: file) }
-        guard (try? announcements.writeWAV(to: file)) != nil, let samples = try? WAVFile.samples(of: file) else { return }
-        let skip = max(0, Int(start.timeIntervalSince(announcements.startedAt) * Double(MonitorRecording.sampleRate)))
-        var longest = 0, gap = 0, seenSound = false
-        for sample in samples.dropFirst(skip) {
-            if abs(Int(sample)) > 500 {
-                if seenSound { longest = max(longest, gap) }
-                seenSound = true
-                gap = 0
-            } else {
-                gap += 1
-            }
-        }
-        quietGap = max(0.5, Double(longest) / Double(MonitorRecording.sampleRate) + 0.3)
+        quietGap = QuietGap.calibrated(from: announcements, since: start, scratch: session.directory) ?? quietGap
     }
 
     /// A long plain-text book (20 chapters of a few varied sentences), so narration never runs out.

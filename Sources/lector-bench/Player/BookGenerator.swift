@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import LectorTestKit
 
 /// Generates the benchmark's large book in the run (nothing is committed): the same prose as an
 /// EPUB 3 (one XHTML per chapter plus a nav document) and as a plain-text file with `Chapter N`
@@ -15,7 +13,7 @@ struct GeneratedBooks {
     let proseBytes: Int
     let epubFileBytes: Int
     let textFileBytes: Int
-    /// "deflate" when zlib could be loaded, else "stored".
+    /// How the EPUB's documents are compressed ("deflate", by ZIPFoundation).
     let compression: String
 }
 
@@ -43,17 +41,6 @@ enum BookGenerator {
         }
 
         // EPUB 3.
-        let zip = ZipWriter()
-        zip.add("mimetype", Data("application/epub+zip".utf8), compress: false)
-        zip.add("META-INF/container.xml", Data("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
-              <rootfiles>
-                <rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>
-              </rootfiles>
-            </container>
-
-            """.utf8))
         let names = (1...chapters).map { "chapter" + String(format: "%03d", $0) + ".xhtml" }
         var manifest = "    <item id=\"nav\" href=\"nav.xhtml\" media-type=\"application/xhtml+xml\" properties=\"nav\"/>\n"
         var spine = ""
@@ -61,7 +48,7 @@ enum BookGenerator {
             manifest += "    <item id=\"c\(index + 1)\" href=\"\(name)\" media-type=\"application/xhtml+xml\"/>\n"
             spine += "    <itemref idref=\"c\(index + 1)\"/>\n"
         }
-        zip.add("OEBPS/content.opf", Data("""
+        var epubWriter = EPUBWriter.standard(opf: """
             <?xml version="1.0" encoding="UTF-8"?>
             <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="bookid" xml:lang="en">
               <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
@@ -77,12 +64,12 @@ enum BookGenerator {
             \(spine)  </spine>
             </package>
 
-            """.utf8))
+            """)
         var toc = ""
         for (index, name) in names.enumerated() {
             toc += "      <li><a href=\"\(name)\">\(escape(chapterTitles[index]))</a></li>\n"
         }
-        zip.add("OEBPS/nav.xhtml", Data("""
+        epubWriter = epubWriter.adding("OEBPS/nav.xhtml", """
             <?xml version="1.0" encoding="UTF-8"?>
             <!DOCTYPE html>
             <html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" xml:lang="en" lang="en">
@@ -96,11 +83,11 @@ enum BookGenerator {
             </body>
             </html>
 
-            """.utf8))
+            """)
         for (index, name) in names.enumerated() {
             var body = "  <h1>\(escape(chapterTitles[index]))</h1>\n"
             for paragraph in chapterParagraphs[index] { body += "  <p>\(escape(paragraph))</p>\n" }
-            zip.add("OEBPS/" + name, Data("""
+            epubWriter = epubWriter.adding("OEBPS/" + name, """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <!DOCTYPE html>
                 <html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" lang="en">
@@ -111,11 +98,10 @@ enum BookGenerator {
                 </body>
                 </html>
 
-                """.utf8))
+                """)
         }
         let epub = directory.appendingPathComponent("harrow-bay.epub")
-        let epubData = zip.finish()
-        try epubData.write(to: epub)
+        let epubBytes = try epubWriter.write(to: epub)
 
         // Plain text: "Chapter N" heading, its title on the next line, paragraphs hard-wrapped at 72
         // columns like a Project Gutenberg file.
@@ -132,8 +118,7 @@ enum BookGenerator {
         try textData.write(to: textURL)
 
         return GeneratedBooks(epub: epub, text: textURL, chapters: chapters, proseBytes: proseBytes,
-                              epubFileBytes: epubData.count, textFileBytes: textData.count,
-                              compression: zip.compressionName)
+                              epubFileBytes: epubBytes, textFileBytes: textData.count, compression: "deflate")
     }
 
     static func escape(_ text: String) -> String {
@@ -158,19 +143,11 @@ enum BookGenerator {
 
 /// Sentences from simple English patterns over word lists, with a fixed-seed SplitMix64.
 struct ProseGenerator {
-    private var state: UInt64
+    private var random: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
-    private mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    private mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    private mutating func below(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
     private mutating func pick(_ words: [String]) -> String { words[below(words.count)] }
     private mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 
@@ -239,93 +216,6 @@ struct ProseGenerator {
 
     mutating func paragraph() -> String {
         (0..<(3 + below(5))).map { _ in sentence() }.joined(separator: " ")
-    }
-}
-
-/// A minimal ZIP writer: entries deflated with the system zlib (loaded with dlopen, so the target
-/// needs no new dependency) or stored when zlib is missing or does not help. `mimetype` must be
-/// added first and uncompressed, as EPUB requires.
-final class ZipWriter {
-    private typealias Compress2 = @convention(c) (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt>?,
-                                                  UnsafePointer<UInt8>?, UInt, Int32) -> Int32
-    private typealias CompressBound = @convention(c) (UInt) -> UInt
-    private static let zlib: (compress2: Compress2, bound: CompressBound)? = {
-        guard let handle = dlopen("libz.so.1", RTLD_NOW) ?? dlopen("libz.so", RTLD_NOW),
-              let compress = dlsym(handle, "compress2"), let bound = dlsym(handle, "compressBound") else { return nil }
-        return (unsafeBitCast(compress, to: Compress2.self), unsafeBitCast(bound, to: CompressBound.self))
-    }()
-
-    private var data = Data()
-    private var central = Data()
-    private var count = 0
-    var compressionName: String { Self.zlib == nil ? "stored" : "deflate" }
-
-    func add(_ name: String, _ content: Data, compress: Bool = true) {
-        let crc = CRC32.checksum(content)
-        var method: UInt16 = 0
-        var payload = content
-        if compress, let deflated = Self.deflate(content), deflated.count < content.count {
-            method = 8
-            payload = deflated
-        }
-        let offset = UInt32(data.count)
-        let nameBytes = Data(name.utf8)
-        let dosTime: UInt16 = 0
-        let dosDate: UInt16 = UInt16((2024 - 1980) << 9 | 1 << 5 | 1)
-
-        var local = Data()
-        local.le32(0x0403_4b50); local.le16(20); local.le16(0); local.le16(method); local.le16(dosTime)
-        local.le16(dosDate); local.le32(crc); local.le32(UInt32(payload.count)); local.le32(UInt32(content.count))
-        local.le16(UInt16(nameBytes.count)); local.le16(0)
-        data.append(local); data.append(nameBytes); data.append(payload)
-
-        central.le32(0x0201_4b50); central.le16(20); central.le16(20); central.le16(0); central.le16(method)
-        central.le16(dosTime); central.le16(dosDate); central.le32(crc); central.le32(UInt32(payload.count))
-        central.le32(UInt32(content.count)); central.le16(UInt16(nameBytes.count)); central.le16(0); central.le16(0)
-        central.le16(0); central.le16(0); central.le32(0); central.le32(offset)
-        central.append(nameBytes)
-        count += 1
-    }
-
-    func finish() -> Data {
-        var result = data
-        let centralOffset = UInt32(result.count)
-        result.append(central)
-        result.le32(0x0605_4b50); result.le16(0); result.le16(0); result.le16(UInt16(count)); result.le16(UInt16(count))
-        result.le32(UInt32(central.count)); result.le32(centralOffset); result.le16(0)
-        return result
-    }
-
-    /// zlib's compress2 writes a zlib stream: a 2-byte header, raw deflate, a 4-byte Adler-32.
-    /// ZIP wants the raw deflate in the middle.
-    private static func deflate(_ content: Data) -> Data? {
-        guard let zlib, !content.isEmpty else { return nil }
-        var capacity = zlib.bound(UInt(content.count))
-        var output = [UInt8](repeating: 0, count: Int(capacity))
-        let status = content.withUnsafeBytes { source in
-            output.withUnsafeMutableBufferPointer { target in
-                zlib.compress2(target.baseAddress, &capacity,
-                               source.bindMemory(to: UInt8.self).baseAddress, UInt(content.count), 9)
-            }
-        }
-        guard status == 0, capacity > 6 else { return nil }
-        return Data(output[2..<(Int(capacity) - 4)])
-    }
-}
-
-enum CRC32 {
-    private static let table: [UInt32] = (0..<256).map { index -> UInt32 in
-        var value = UInt32(index)
-        for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
-        return value
-    }
-
-    static func checksum(_ data: Data) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        data.withUnsafeBytes { bytes in
-            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        }
-        return crc ^ 0xFFFF_FFFF
     }
 }
 

@@ -1,8 +1,6 @@
 import Foundation
+import LectorInterface
 import LectorTestKit
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Time from "ask for speech" to the first non-silent sample at the private sink's monitor, for
 /// several ways of asking, interleaved round by round on one sink, one sound server, one daemon.
@@ -16,22 +14,22 @@ final class LatencyBenchmark {
         let start: () throws -> (Date, ManagedProcess?)
     }
 
-    static let busName = "io.github.lector.Lector1"
-    static let objectPath = "/io/github/lector/Lector1"
+    static let busName = BusNames.service
+    static let objectPath = BusNames.objectPath
 
     private let session: TestSession
     private let text: String
     private let runs: Int
     private let lectorPath: String
-    private let log: (String) -> Void
+    private let log: Log
     private var recording: MonitorRecording!
-    private var client: RawBusClient!
+    private var client: BusClient!
     private var daemon: ManagedProcess!
     /// Silence this long means the previous speech is over (calibrated from the warm-up speech).
     private var quietGap: TimeInterval = 1.0
     private var workDirectory: URL { session.directory }
 
-    init(session: TestSession, text: String, runs: Int, lectorPath: String, log: @escaping (String) -> Void) {
+    init(session: TestSession, text: String, runs: Int, lectorPath: String, log: Log) {
         self.session = session
         self.text = text
         self.runs = runs
@@ -49,7 +47,7 @@ final class LatencyBenchmark {
         } catch {
             throw BenchError("lector serve did not take \(Self.busName): \(error)\n\(daemon.output)")
         }
-        client = try RawBusClient(address: session.busAddress)
+        client = try BusClient()
 
         // Warm-up: the daemon's first speech (voice loading, stream creation) is not measured.
         let warmStart = Date()
@@ -161,15 +159,16 @@ final class LatencyBenchmark {
                          + "\(daemon.exitStatus.map(String.init) ?? "?"); its output:\n\(daemon.output)")
     }
 
-    /// Sends Speak on the benchmark's own bus connection; the clock is read just before the write.
+    /// Calls Speak on the benchmark's own bus connection (LectorBus, opened before the clock starts);
+    /// the clock is read just before the call is written.
     @discardableResult
     private func speakInProcess() throws -> Date {
         let start = Date()
-        let serial = try client.sendSpeak(text)
-        let reply = try client.waitForReply(serial: serial)
-        guard RawBusClient.speechID(from: reply) != nil else {
+        do {
+            try client.speak(text)
+        } catch {
             try checkDaemon()
-            throw BenchError("Speak failed: \(reply.errorName ?? "unexpected reply signature '\(reply.signature)'")")
+            throw BenchError("Speak failed: \(error)")
         }
         return start
     }
@@ -239,10 +238,22 @@ final class LatencyBenchmark {
     /// Finds the longest pause inside the warm-up speech, so the "previous speech is over" silence
     /// is longer than any pause between words of this sentence.
     private func calibrateQuietGap(since start: Date) {
-        let file = workDirectory.appendingPathComponent("bench-calibration.wav")
+        quietGap = QuietGap.calibrated(from: recording, since: start, scratch: workDirectory) ?? quietGap
+    }
+
+    /// A GVariant text-format string literal, so gdbus never tries to parse the sentence as a value.
+    static func gvariantString(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+}
+
+/// How long the sink must be silent for the previous speech to be over: the longest pause inside
+/// the speech heard since `start` (written to a scratch WAV and read back), plus 0.3 s, at least 0.5 s.
+enum QuietGap {
+    static func calibrated(from recording: MonitorRecording, since start: Date, scratch directory: URL) -> TimeInterval? {
+        let file = directory.appendingPathComponent("bench-calibration-\(recording.sink).wav")
         defer { try? FileManager.default.removeItem(at: file) }
-        guard (try? recording.writeWAV(to: file)) != nil,
-              let samples = try? WAVFile.samples(of: file) else { return }
+        guard (try? recording.writeWAV(to: file)) != nil, let samples = try? WAVFile.samples(of: file) else { return nil }
         let skip = max(0, Int(start.timeIntervalSince(recording.startedAt) * Double(MonitorRecording.sampleRate)))
         var longest = 0, gap = 0, seenSound = false
         for sample in samples.dropFirst(skip) {
@@ -254,19 +265,8 @@ final class LatencyBenchmark {
                 gap += 1
             }
         }
-        let longestPause = Double(longest) / Double(MonitorRecording.sampleRate)
-        quietGap = max(0.5, longestPause + 0.3)
+        return max(0.5, Double(longest) / Double(MonitorRecording.sampleRate) + 0.3)
     }
-
-    /// A GVariant text-format string literal, so gdbus never tries to parse the sentence as a value.
-    static func gvariantString(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
-    }
-}
-
-struct BenchError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Just enough RIFF/WAVE for 16-bit PCM files written by espeak-ng and MonitorRecording.
@@ -326,5 +326,34 @@ enum WAVFile {
             offset = body + size + (size & 1)
         }
         throw BenchError("no data chunk in \(url.path)")
+    }
+}
+
+/// Latency samples of one way of making sound, in milliseconds.
+struct LatencySeries {
+    let key: String
+    let label: String
+    var samples: [Double] = []
+    var failures = 0
+    /// Why the row has no figures (e.g. "not installed"), or nil.
+    var unavailable: String?
+}
+
+extension LatencyBenchmark {
+    static func report(_ latency: [LatencySeries], text: String, into report: inout BenchReport) {
+        report.text("lector-bench latency (\(Build.name) build), text: \"\(text)\"")
+        var table = TextTable("metric", columns: ["median", "p90", "runs"], labelWidth: 44)
+        for series in latency {
+            if let reason = series.unavailable {
+                table.row(series.label, text: reason)
+            } else {
+                table.row(series.label, Summary(series.samples), unit: .milliseconds,
+                          note: series.failures > 0 ? "(\(series.failures) failed)" : "")
+            }
+            report.record(SeriesRecord(metric: "latency.\(series.key)", label: series.label, Summary(series.samples),
+                                       failures: series.failures, unavailable: series.unavailable))
+        }
+        report.table(table)
+        report.text()
     }
 }

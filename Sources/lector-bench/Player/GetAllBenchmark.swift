@@ -22,7 +22,7 @@ struct GetAllFigures {
 
 enum GetAllBenchmark {
     static func sequential(destination: String, calls: Int, warmUp: Int = 300) throws -> [Double] {
-        let client = try PlayerClient(destination: destination)
+        let client = try BusClient(destination: destination)
         for _ in 0..<warmUp { try client.getAllPlayer() }
         var samples = [Double]()
         samples.reserveCapacity(calls)
@@ -54,9 +54,9 @@ enum GetAllBenchmark {
         let duration = UInt64(seconds * 1_000_000_000)
         for index in 0..<clients {
             let thread = Thread {
-                var client: PlayerClient?
+                var client: BusClient?
                 do {
-                    client = try PlayerClient(destination: destination)
+                    client = try BusClient(destination: destination)
                     for _ in 0..<50 { try client!.getAllPlayer() }
                 } catch {
                     shared.lock.withLock { shared.setupFailure = "client \(index): \(error)" }
@@ -109,9 +109,4 @@ enum GetAllBenchmark {
         figures.errors += shared.errors
         if figures.firstError == nil { figures.firstError = shared.firstError }
     }
-}
-
-struct BenchError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -19,9 +19,9 @@ final class IdleBenchmark {
     private let text: String
     private let seconds: Double
     private let lectorPath: String
-    private let log: (String) -> Void
+    private let log: Log
 
-    init(text: String, seconds: Double, lectorPath: String, log: @escaping (String) -> Void) {
+    init(text: String, seconds: Double, lectorPath: String, log: Log) {
         self.text = text
         self.seconds = seconds
         self.lectorPath = lectorPath
@@ -29,7 +29,7 @@ final class IdleBenchmark {
     }
 
     func run() throws -> IdleResults {
-        let session = try TestSession(sinks: [])
+        let session = try BenchSession.start(sinks: [], log: log)
         defer { session.shutdown() }
         var results = IdleResults(seconds: seconds)
 
@@ -209,5 +209,76 @@ final class IdleBenchmark {
         }
         if !name.isEmpty || !corked.isEmpty { entries.append("\(name) corked=\(corked)") }
         return entries.isEmpty ? "none" : entries.joined(separator: "; ")
+    }
+}
+
+/// Context switches per second of one process over the idle window, with what else was true then.
+struct IdleFigure {
+    let switchesPerSecond: Double
+    let cpuTicks: Int
+    let seconds: Double
+    /// e.g. the sink's state at the end of the window.
+    let note: String
+}
+
+struct IdleResults {
+    var seconds: Double = 0
+    var baseline: IdleFigure?
+    var lectorIdle: IdleFigure?
+    var speechDispatcherIdle: IdleFigure?
+    var speechDispatcherNote: String?
+    /// The daemon's own figures over its idle window.
+    var lectorProcess: IdleFigure?
+    var speechDispatcherProcess: IdleFigure?
+    /// The same server while a 5 ms recorder reads the monitor (the test kit's keep-awake).
+    var recordingReference: IdleFigure?
+    var notes: [String] = []
+}
+
+/// One idle figure as a record: `idle.<key>`.
+struct IdleRecord: Encodable {
+    var metric: String
+    var build = Build.name
+    var seconds: Double?
+    var wakeupsPerS: Double?
+    var cpuTicks: Int?
+    var note: String?
+}
+
+extension IdleBenchmark {
+    static func report(_ idle: IdleResults, into report: inout BenchReport) {
+        func rate(_ figure: IdleFigure?) -> String {
+            figure.map { String(format: "%.1f", $0.switchesPerSecond) } ?? "-"
+        }
+        let seconds = String(format: "%g", idle.seconds)
+        report.text("lector-bench idle (\(Build.name) build)")
+        var table = TextTable("pulseaudio wakeups/s", columns: ["baseline", "lector", "spd", "reference"], labelWidth: 44)
+        table.row("idle: pulseaudio wakeups/s", [rate(idle.baseline), rate(idle.lectorIdle),
+                                                 rate(idle.speechDispatcherIdle), rate(idle.recordingReference)])
+        report.table(table)
+        report.text("idle: lector CPU ticks over \(seconds)s   "
+                    + (idle.lectorProcess.map { String($0.cpuTicks) } ?? "-")
+                    + (idle.lectorProcess.map { String(format: "  (wakeups/s %.1f)", $0.switchesPerSecond) } ?? ""))
+        if let dispatcher = idle.speechDispatcherProcess {
+            report.text("idle: speech-dispatcher CPU ticks over \(seconds)s   \(dispatcher.cpuTicks)"
+                        + String(format: "  (wakeups/s %.1f)", dispatcher.switchesPerSecond))
+        }
+        for (name, figure) in [("baseline", idle.baseline), ("lector idle", idle.lectorIdle),
+                               ("speech-dispatcher idle", idle.speechDispatcherIdle),
+                               ("reference (a 5 ms monitor recorder)", idle.recordingReference)] {
+            if let figure { report.text("  \(name): \(figure.note)") }
+        }
+        if let note = idle.speechDispatcherNote { report.text("  speech-dispatcher: \(note)") }
+        for note in idle.notes { report.text("  note: \(note)") }
+        report.text()
+        for (key, value) in [("pulseaudio_baseline", idle.baseline), ("pulseaudio_lector_idle", idle.lectorIdle),
+                              ("pulseaudio_speech_dispatcher_idle", idle.speechDispatcherIdle),
+                              ("lector_process", idle.lectorProcess),
+                              ("speech_dispatcher_process", idle.speechDispatcherProcess),
+                              ("pulseaudio_monitor_recorder_reference", idle.recordingReference)] {
+            report.record(IdleRecord(metric: "idle.\(key)", seconds: figure(idle.seconds),
+                                     wakeupsPerS: figure(value?.switchesPerSecond), cpuTicks: value?.cpuTicks,
+                                     note: value?.note))
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LectorAudio
+import LectorInterface
 import LectorPolicy
 import LectorTestKit
 #if canImport(Glibc)
@@ -22,7 +23,6 @@ struct Series {
 }
 
 struct PolicyResults {
-    var build = ""
     var runs = 0
     var serverName = "?"
     var routeToPaused = Series("sink_removed_to_paused", "sink removed -> Paused signal", goal: true)
@@ -44,12 +44,6 @@ struct PolicyResults {
     var all: [Series] {
         [routeToPaused, routeSinkSeen, routeCorked, callToSilence, callSeen, callToPaused, callEndToPlaying,
          callEndToUncorked, duckDone, duckFirstStep, duckReply, restore]
-    }
-}
-
-enum Log {
-    static func write(_ message: String) {
-        FileHandle.standardError.write(Data("[policy-bench] \(message)\n".utf8))
     }
 }
 
@@ -80,19 +74,21 @@ final class PolicyRun {
     private let lectorPath: String
     private let runs: Int
     private var loop: BenchLoop!
-    private var control: ControlClient!
+    private var control: BusClient!
+    private let log: Log
     private var daemon: ManagedProcess!
     /// Loop thread only.
     private var call: CallStream?
 
-    init(session: TestSession, lectorPath: String, runs: Int) {
+    init(session: TestSession, lectorPath: String, runs: Int, log: Log) {
+        self.log = log
         self.session = session
         self.lectorPath = lectorPath
         self.runs = runs
     }
 
     func run(into results: inout PolicyResults) throws {
-        loop = BenchLoop(properties: ["application.name": "lector-policy-bench",
+        loop = BenchLoop(properties: ["application.name": "lector-bench policy",
                                       "application.id": "io.github.lector.PolicyBench"])
         try loop.start()
         defer { loop.stop() }
@@ -102,11 +98,11 @@ final class PolicyRun {
 
         daemon = try session.spawn(lectorPath, ["serve"], extraEnvironment: ["LECTOR_LOG": "stderr"])
         do {
-            try session.waitForBusName(ControlClient.mprisName, timeout: 15)
+            try session.waitForBusName(MPRISNames.service, timeout: 15)
         } catch {
             throw BenchError("lector serve did not take its bus names: \(error)\n\(daemon.output)")
         }
-        control = try ControlClient()
+        control = try BusClient()
         try waitUntil("the daemon's two streams (\(Self.speechName), \(Self.narrationName)) are listed", timeout: 10) {
             $0.stream(named: Self.speechName) != nil && $0.stream(named: Self.narrationName) != nil
         }
@@ -117,7 +113,7 @@ final class PolicyRun {
         try loop.wait(playing, timeout: 15)
         try waitUntil("the narration stream is uncorked after Open", timeout: 5) { $0.stream(named: Self.narrationName)?.corked == false }
         try pause()
-        Log.write("\(results.serverName); lector serve pid \(daemon.pid); book \(book.lastPathComponent) open and paused")
+        log("\(results.serverName); lector serve pid \(daemon.pid); book \(book.lastPathComponent) open and paused")
 
         // 1. Sink removed -> Paused. A pause for another reason is not this measurement: it is
         // logged, counted and replaced by another run (at most `runs` times).
@@ -129,7 +125,7 @@ final class PolicyRun {
             } catch let wrong as WrongReason {
                 try checkDaemon()
                 results.routeWrongReason.append(wrong.found)
-                Log.write("route run \(run): \(wrong.description)")
+                log("route run \(run): \(wrong.description)")
                 guard results.routeWrongReason.count <= runs else {
                     throw BenchError("\(results.routeWrongReason.count) route runs paused for another reason than device-removed")
                 }
@@ -137,11 +133,11 @@ final class PolicyRun {
             }
             defer { run += 1 }
             try checkDaemon()
-            guard run > 0 else { Log.write(String(format: "route: warm-up %.1f ms", sample.paused)); continue }
+            guard run > 0 else { log(String(format: "route: warm-up %.1f ms", sample.paused)); continue }
             results.routeToPaused.samples.append(sample.paused)
             results.routeSinkSeen.samples.append(sample.sinkSeen)
             results.routeCorked.samples.append(sample.corked)
-            Log.write(String(format: "route %d/%d: Paused signal %.1f ms (sink gone seen %.1f, corked %.1f), PausedBecause device-removed",
+            log(String(format: "route %d/%d: Paused signal %.1f ms (sink gone seen %.1f, corked %.1f), PausedBecause device-removed",
                              run, runs, sample.paused, sample.sinkSeen, sample.corked))
         }
 
@@ -156,13 +152,13 @@ final class PolicyRun {
         for run in 0...runs {
             let sample = try callRun()
             try checkDaemon()
-            guard run > 0 else { Log.write(String(format: "call: warm-up %.1f ms", sample.corked)); continue }
+            guard run > 0 else { log(String(format: "call: warm-up %.1f ms", sample.corked)); continue }
             results.callToSilence.samples.append(sample.corked)
             results.callSeen.samples.append(sample.seen)
             results.callToPaused.samples.append(sample.paused)
             results.callEndToPlaying.samples.append(sample.resumed)
             results.callEndToUncorked.samples.append(sample.uncorked)
-            Log.write(String(format: "call %d/%d: corked %.1f ms, Paused signal %.1f ms (PausedBecause call); end -> Playing %.1f ms, uncorked %.1f ms",
+            log(String(format: "call %d/%d: corked %.1f ms, Paused signal %.1f ms (PausedBecause call); end -> Playing %.1f ms, uncorked %.1f ms",
                              run, runs, sample.corked, sample.paused, sample.resumed, sample.uncorked))
         }
 
@@ -173,14 +169,14 @@ final class PolicyRun {
             let sample = try duckRun(music: music)
             try checkDaemon()
             guard run > 0 else {
-                Log.write(String(format: "duck: warm-up ducked %.1f ms, restored %.1f ms", sample.ducked, sample.restored))
+                log(String(format: "duck: warm-up ducked %.1f ms, restored %.1f ms", sample.ducked, sample.restored))
                 continue
             }
             results.duckDone.samples.append(sample.ducked)
             results.duckFirstStep.samples.append(sample.firstStep)
             results.duckReply.samples.append(sample.reply)
             results.restore.samples.append(sample.restored)
-            Log.write(String(format: "duck %d/%d: first step %.1f ms, ducked %.1f ms (reply %.1f); SpeechFinished done -> restored %.1f ms",
+            log(String(format: "duck %d/%d: first step %.1f ms, ducked %.1f ms (reply %.1f); SpeechFinished done -> restored %.1f ms",
                              run, runs, sample.firstStep, sample.ducked, sample.reply, sample.restored))
         }
     }
@@ -338,8 +334,8 @@ final class PolicyRun {
             let restored = loop.armHere("the music stream restored to exactly \(original)") { _ in
                 ducked.firedAt != nil && loop.snapshot.playbacks[music]?.volume == original
             }
-            let t0 = try loop.callAsync(destination: ControlClient.mprisName, path: ControlClient.objectPath,
-                               interface: ControlClient.lectorInterface, member: "Speak", { writer in
+            let t0 = try loop.callAsync(destination: BusNames.service, path: BusNames.objectPath,
+                               interface: BusNames.interface, member: "Speak", { writer in
                 try writer.append(Self.announcement)
                 try writer.container("a", "{sv}") {}
             }) { result in
@@ -371,7 +367,7 @@ final class PolicyRun {
     private func statusSignal(_ status: String) -> (BenchEvent?) -> Bool {
         { event in
             guard case .properties(let path, let interface, let changed)? = event else { return false }
-            return path == ControlClient.mprisPath && interface == ControlClient.playerInterface
+            return path == MPRISNames.path && interface == MPRISNames.player
                 && changed["PlaybackStatus"] == status
         }
     }
@@ -379,7 +375,7 @@ final class PolicyRun {
     private func pausedBecauseSignal() -> (BenchEvent?) -> Bool {
         { event in
             guard case .properties(let path, let interface, let changed)? = event else { return false }
-            return path == ControlClient.objectPath && interface == ControlClient.narratorInterface
+            return path == BusNames.objectPath && interface == MPRISNames.narrator
                 && changed["PausedBecause"] != nil
         }
     }

@@ -1,70 +1,89 @@
 import ArgumentParser
 import Foundation
 import LectorBus
+import LectorInterface
 import LectorTestKit
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `lector-player-bench`: issue 3's figures for the book player. A large generated book's
-/// open → first audio time and the daemon's memory with it open, and MPRIS
-/// Properties.GetAll round trips and throughput against mpv + mpv-mpris on the same private bus.
-struct PlayerBench: ParsableCommand {
+/// The generated book both player subcommands use.
+struct BookOptions: ParsableArguments {
+    @Option(help: "Chapters of the generated book.") var chapters = 120
+    @Option(help: "Bytes of prose per chapter.") var chapterBytes = 13_500
+
+    func validate() throws {
+        guard chapters >= 1, chapterBytes >= 500 else { throw ValidationError("--chapters >= 1, --chapter-bytes >= 500") }
+    }
+}
+
+/// Issue 3's figures for the book player: a large generated book's open → first audio time and
+/// the daemon's memory with it open.
+struct Player: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "lector-player-bench",
-        abstract: "Measure lector's book player: open -> first audio, RSS, and MPRIS GetAll against mpv-mpris.",
+        abstract: "Measure lector's book player: open -> first audio and RSS with a large book.",
         discussion: """
-            Everything runs in a private session of the test kit (a private dbus-daemon and a private PulseAudio with null sinks). The book (an EPUB 3 and a plain-text file of the same prose, 120 chapters, about 1.6 MB of text) is generated in the run and deleted with the session.
+            The book (an EPUB 3 and a plain-text file of the same prose, 120 chapters, about 1.6 MB of text) is generated in the run and deleted with the session.
 
             Open: Narrator1.Open(uri, {"from-start": true}) → first non-silent sample at the sink's monitor, for both books, interleaved; before every run Player.Stop, the open book's chapters all parsed and silence on the monitor. A third series opens the EPUB right after another Open's reply (that one with play=false), while the first book is still being parsed in the background.
-            Memory: VmRSS/VmHWM of the daemon with the EPUB open and playing for 3 s.
-            GetAll: Properties.GetAll("org.mpris.MediaPlayer2.Player") from in-process sd-bus clients, sequential from one connection and back to back from several threads (one connection each), against lector and mpv + mpv-mpris.
-
-            Use a release build for figures that matter:
-              swift build -c release --product lector && swift build -c release --product lector-player-bench
-              .build/release/lector-player-bench
-
-            Lines starting with "BENCH " are JSON, one per metric. See docs/benchmarks.md.
+            Memory: VmRSS/VmHWM of the daemon with the EPUB open and playing for 3 s, and again after all the opens.
             """)
 
+    @OptionGroup var common: CommonOptions
+    @OptionGroup var book: BookOptions
     @Option(help: "Timed opens per book.") var runs = 20
     @Option(help: "Which books to time: both, epub or text.") var books: BookChoice = .both
-    @Option(help: "The lector executable (default: the one next to this executable).") var lector: String?
+
+    enum BookChoice: String, ExpressibleByArgument, CaseIterable {
+        case both, epub, text
+    }
+
+    func validate() throws {
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+    }
+
+    func run() throws {
+        let log = Log(tag: "player-bench")
+        let lectorPath = try common.lectorPath(log)
+        var results = BenchResults()
+        try PlayerRun.inSession(lectorPath: lectorPath, book: book, log: log) { run in
+            try run.measureOpens(runs: runs, books: books, into: &results)
+        }
+        var report = BenchReport()
+        PlayerReport.opens(results, into: &report)
+        report.print()
+    }
+}
+
+/// MPRIS Properties.GetAll round trips and throughput, lector (a generated EPUB playing) against
+/// mpv + mpv-mpris on the same private bus.
+struct GetAll: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get-all",
+        abstract: "MPRIS Properties.GetAll(Player) round trips and throughput: lector against mpv + mpv-mpris.",
+        discussion: """
+            Properties.GetAll("org.mpris.MediaPlayer2.Player") from in-process sd-bus clients (LectorBus), sequential from one connection and back to back from several threads (one connection each), against lector playing the generated EPUB, then against mpv + mpv-mpris playing a looped tone on its own sink.
+            """)
+
+    @OptionGroup var common: CommonOptions
+    @OptionGroup var book: BookOptions
     @Flag(help: "Leave out the mpv + mpv-mpris rows.") var skipMpv = false
     @Option(help: "The mpv-mpris plugin (default: the first of /usr/lib/mpv-mpris/mpris.so, /etc/mpv/scripts/mpris.so, ...).")
     var mpvMpris: String?
     @Option(help: "Sequential GetAll calls per player.") var getallCalls = 5000
     @Option(help: "Concurrent GetAll clients (threads, one bus connection each).") var clients = 8
     @Option(help: "Length of the concurrent GetAll window, in seconds.") var seconds = 3.0
-    @Option(help: "Chapters of the generated book.") var chapters = 120
-    @Option(help: "Bytes of prose per chapter.") var chapterBytes = 13_500
-
-    enum BookChoice: String, ExpressibleByArgument, CaseIterable {
-        case both, epub, text
-    }
-
-    static let build: String = {
-        #if DEBUG
-        return "debug"
-        #else
-        return "release"
-        #endif
-    }()
 
     func validate() throws {
-        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard getallCalls >= 100 else { throw ValidationError("--getall-calls must be at least 100") }
         guard clients >= 1 else { throw ValidationError("--clients must be at least 1") }
         guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
-        guard chapters >= 1, chapterBytes >= 500 else { throw ValidationError("--chapters >= 1, --chapter-bytes >= 500") }
     }
 
     func run() throws {
-        let lectorPath = try LectorExecutable.besideThisExecutable(override: lector)
-        Log.write("\(Self.build) build; lector: \(lectorPath)")
+        let log = Log(tag: "player-bench")
+        let lectorPath = try common.lectorPath(log)
         var results = BenchResults()
-        results.build = Self.build
-
         // Decide about mpv before anything starts, so a missing mpv is said up front.
         var mpvSetup: (executable: String, plugin: String)?
         if skipMpv {
@@ -78,78 +97,82 @@ struct PlayerBench: ParsableCommand {
         } else {
             results.mpv.unavailable = "mpv not found on PATH; " + MPV.installHint
         }
-        if let reason = results.mpv.unavailable { Log.write("mpv rows: \(reason)") }
-
-        let session = try TestSession(sinks: ["lector_bench", "mpv_bench"])
-        defer { session.shutdown() }
-        // In-process sd-bus clients (Bus.session()) connect to DBUS_SESSION_BUS_ADDRESS.
-        setenv("DBUS_SESSION_BUS_ADDRESS", session.busAddress, 1)
-        do {
-            try PlayerRun(session: session, lectorPath: lectorPath, options: self, mpv: mpvSetup).run(into: &results)
-        } catch {
-            Log.write("benchmark failed: \(error)\n\(session.diagnostics)")
-            throw ExitCode(1)
+        if let reason = results.mpv.unavailable { log("mpv rows: \(reason)") }
+        let load = GetAllLoad(calls: getallCalls, clients: clients, seconds: seconds)
+        try PlayerRun.inSession(lectorPath: lectorPath, book: book, log: log) { run in
+            try run.measureGetAll(load, mpv: mpvSetup, into: &results)
         }
-        Report.print(results)
+        var report = BenchReport()
+        PlayerReport.getAll(results, into: &report)
+        report.print()
     }
 }
 
-enum Log {
-    static func write(_ message: String) {
-        FileHandle.standardError.write(Data("[player-bench] \(message)\n".utf8))
-    }
+/// How hard the GetAll rows press.
+struct GetAllLoad {
+    let calls: Int
+    let clients: Int
+    let seconds: Double
 }
 
-/// One benchmark run inside one session. Everything is started through the session (never
+/// One benchmark run inside one session (sinks lector_bench and mpv_bench), with one
+/// `lector serve` and the generated books. Everything is started through the session (never
 /// Foundation.Process: with the session's PulseAudio up, its children stop being reaped).
 final class PlayerRun {
-    static let lectorName = "io.github.lector.Lector1"
-    static let lectorPath = "/io/github/lector/Lector1"
-    static let narratorInterface = "io.github.lector.Narrator1"
-    static let mprisName = "org.mpris.MediaPlayer2.lector"
     /// Silence on the monitor this long after Stop means the previous run is over.
     static let quietBeforeRun: TimeInterval = 0.5
 
     private let session: TestSession
     private let lectorExecutable: String
-    private let options: PlayerBench
-    private let mpvSetup: (executable: String, plugin: String)?
+    private let log: Log
+    private let books: GeneratedBooks
     private var recording: MonitorRecording!
     private var daemon: ManagedProcess!
-    private var client: PlayerClient!
+    private var client: BusClient!
 
-    init(session: TestSession, lectorPath: String, options: PlayerBench, mpv: (executable: String, plugin: String)?) {
-        self.session = session
-        lectorExecutable = lectorPath
-        self.options = options
-        mpvSetup = mpv
+    /// A session, the books, `lector serve` with its bus names, then `body`; a failure is
+    /// logged with the session's diagnostics and ends the benchmark with status 1.
+    static func inSession(lectorPath: String, book: BookOptions, log: Log, _ body: (PlayerRun) throws -> Void) throws {
+        let session = try BenchSession.start(sinks: ["lector_bench", "mpv_bench"], log: log)
+        defer { session.shutdown() }
+        do {
+            let run = try PlayerRun(session: session, lectorPath: lectorPath, book: book, log: log)
+            try body(run)
+        } catch {
+            log("benchmark failed: \(error)\n\(session.diagnostics)")
+            throw ExitCode(1)
+        }
     }
 
-    func run(into results: inout BenchResults) throws {
+    private init(session: TestSession, lectorPath: String, book: BookOptions, log: Log) throws {
+        self.session = session
+        lectorExecutable = lectorPath
+        self.log = log
         let bookDirectory = session.directory.appendingPathComponent("books", isDirectory: true)
         try FileManager.default.createDirectory(at: bookDirectory, withIntermediateDirectories: true)
-        let books = try BookGenerator.generate(into: bookDirectory, chapters: options.chapters,
-                                               bytesPerChapter: options.chapterBytes)
-        results.books = books
-        Log.write(String(format: "generated %d chapters, %.2f MB of prose: %@ (%.2f MB, %@), %@ (%.2f MB)",
-                         books.chapters, Double(books.proseBytes) / 1_000_000, books.epub.lastPathComponent,
-                         Double(books.epubFileBytes) / 1_000_000, books.compression, books.text.lastPathComponent,
-                         Double(books.textFileBytes) / 1_000_000))
+        books = try BookGenerator.generate(into: bookDirectory, chapters: book.chapters, bytesPerChapter: book.chapterBytes)
+        log(String(format: "generated %d chapters, %.2f MB of prose: %@ (%.2f MB, %@), %@ (%.2f MB)",
+                   books.chapters, Double(books.proseBytes) / 1_000_000, books.epub.lastPathComponent,
+                   Double(books.epubFileBytes) / 1_000_000, books.compression, books.text.lastPathComponent,
+                   Double(books.textFileBytes) / 1_000_000))
 
         recording = try session.record(sink: "lector_bench")
         daemon = try session.spawn(lectorExecutable, ["serve"])
         do {
-            try session.waitForBusName(Self.lectorName, timeout: 15)
-            try session.waitForBusName(Self.mprisName, timeout: 5)
+            try session.waitForBusName(BusNames.service, timeout: 15)
+            try session.waitForBusName(MPRISNames.service, timeout: 5)
         } catch {
             throw BenchError("lector serve did not take its bus names: \(error)\n\(daemon.output)")
         }
-        client = try PlayerClient(destination: Self.mprisName)
+        client = try BusClient()
         usleep(300_000)
-        results.idleMemory = MemoryFigure.read(pid: daemon.pid, note: "lector serve, idle, no book opened yet")
+    }
 
+    func measureOpens(runs: Int, books choice: Player.BookChoice, into results: inout BenchResults) throws {
+        results.books = books
+        results.idleMemory = MemoryFigure.read(pid: daemon.pid, note: "lector serve, idle, no book opened yet")
         let timed: [Bool]
-        switch options.books {
+        switch choice {
         case .both: timed = [true, false]
         case .epub: timed = [true]
         case .text: timed = [false]
@@ -163,7 +186,7 @@ final class PlayerRun {
         // then the EPUB plays for 3 s and the daemon's memory is read.
         let coldEpub = try openOnce(books.epub)
         epub.cold = (coldEpub.reply, coldEpub.firstAudio)
-        Log.write(String(format: "first EPUB open (untimed): reply %.1f ms, first audio %.1f ms", coldEpub.reply, coldEpub.firstAudio))
+        log(String(format: "first EPUB open (untimed): reply %.1f ms, first audio %.1f ms", coldEpub.reply, coldEpub.firstAudio))
         results.freshMemory = try memoryWhilePlaying(since: coldEpub.sound,
                                                      note: "lector serve, EPUB open and playing 3 s (first open)")
         try stopAndWait()
@@ -171,11 +194,11 @@ final class PlayerRun {
             let coldText = try openOnce(books.text)
             opens += 1
             text.cold = (coldText.reply, coldText.firstAudio)
-            Log.write(String(format: "first text open (untimed): reply %.1f ms, first audio %.1f ms", coldText.reply, coldText.firstAudio))
+            log(String(format: "first text open (untimed): reply %.1f ms, first audio %.1f ms", coldText.reply, coldText.firstAudio))
             try stopAndWait()
         }
 
-        for round in 0..<options.runs {
+        for round in 0..<runs {
             // Alternate which book goes first in a round.
             let order = round % 2 == 0 ? timed : timed.reversed()
             var summary: [String] = []
@@ -216,7 +239,7 @@ final class PlayerRun {
                 try stopAndWait()
             }
             let memory = MemoryFigure.read(pid: daemon.pid, note: "")
-            Log.write("round \(round + 1)/\(options.runs): " + summary.joined(separator: ", ")
+            log("round \(round + 1)/\(runs): " + summary.joined(separator: ", ")
                       + (memory.map { ", daemon RSS/HWM " + $0.text } ?? ""))
         }
         results.open = timed.map { $0 ? epub : text } + (timed.contains(true) ? [afterOpen] : [])
@@ -227,10 +250,16 @@ final class PlayerRun {
         results.afterRunsMemory = try memoryWhilePlaying(
             since: again.sound, note: "lector serve, EPUB playing 3 s after \(opens) opens")
 
-        // GetAll against lector, the EPUB playing.
+    }
+
+    func measureGetAll(_ load: GetAllLoad, mpv mpvSetup: (executable: String, plugin: String)?,
+                       into results: inout BenchResults) throws {
+        results.books = books
+        // GetAll against lector, the EPUB playing (its synthesis competing for the CPU, as in real use).
+        _ = try openOnce(books.epub)
         guard client.waitForStatus("Playing", timeout: 5) else { throw BenchError("lector is not Playing before GetAll") }
         results.lector.propertyCount = try client.getAllPlayerDisplay().count
-        try measureGetAll(destination: Self.mprisName, into: &results.lector, label: "lector",
+        try measureGetAll(destination: MPRISNames.service, load, into: &results.lector, label: "lector",
                           pause: { try self.client.player("Pause") },
                           isPaused: { self.client.waitForStatus("Paused", timeout: 5) })
         try client.player("Stop")
@@ -239,11 +268,11 @@ final class PlayerRun {
 
         if let mpvSetup {
             do {
-                try measureMPV(mpvSetup, into: &results)
+                try measureMPV(mpvSetup, load, into: &results)
             } catch {
                 results.mpv = PlayerGetAll()
                 results.mpv.unavailable = "failed: \(error)"
-                Log.write("mpv measurement failed: \(error)")
+                log("mpv measurement failed: \(error)")
             }
         }
         try checkDaemon()
@@ -280,16 +309,14 @@ final class PlayerRun {
     /// parsed in the background (chapters after the first are parsed in order, the last last).
     /// Returns at once when no book is open.
     private func waitUntilBookLoaded(timeout: TimeInterval = 60) throws {
-        guard let count = Int((try? client.bus.call(destination: Self.lectorName, path: Self.lectorPath,
-                                                    interface: "org.freedesktop.DBus.Properties", member: "Get") {
-            try $0.append(Self.narratorInterface)
+        guard let count = Int((try? client.call(path: BusNames.objectPath, interface: BusClient.properties, member: "Get") {
+            try $0.append(MPRISNames.narrator)
             try $0.append("Book")
         }.readDisplayDictionary())?["chapter-count"] ?? ""), count > 0 else { return }
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
             do {
-                _ = try client.bus.call(destination: Self.lectorName, path: Self.lectorPath,
-                                        interface: Self.narratorInterface, member: "GetChapterText") {
+                try client.call(path: BusNames.objectPath, interface: MPRISNames.narrator, member: "GetChapterText") {
                     try $0.append(UInt32(count - 1))
                 }
                 return
@@ -302,19 +329,7 @@ final class PlayerRun {
 
     /// Narrator1.Open(uri, {"from-start": true, "play": play}); returns with the reply.
     private func open(_ url: URL, play: Bool) throws {
-        let uri = url.absoluteString
-        do {
-            _ = try client.bus.call(destination: Self.lectorName, path: Self.lectorPath,
-                                    interface: Self.narratorInterface, member: "Open") { writer in
-                try writer.append(uri)
-                try writer.container("a", "{sv}") {
-                    try writer.entry("from-start", "b") { try $0.append(true) }
-                    if !play { try writer.entry("play", "b") { try $0.append(false) } }
-                }
-            }
-        } catch {
-            throw BenchError("Open \(url.lastPathComponent) failed: \(error)")
-        }
+        try client.open(url, options: play ? ["from-start": true] : ["from-start": true, "play": false])
     }
 
     private func stopAndWait() throws {
@@ -328,7 +343,7 @@ final class PlayerRun {
         let wait = 3 - Date().timeIntervalSince(sound)
         if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
         try waitUntilBookLoaded()
-        let status = (try? client.playerProperty("PlaybackStatus")) ?? "?"
+        let status = (try? client.playbackStatus()) ?? "?"
         guard status == "Playing" else { throw BenchError("lector is \(status), not Playing, 3 s after opening") }
         return MemoryFigure.read(pid: daemon.pid, note: note)
     }
@@ -341,20 +356,21 @@ final class PlayerRun {
 
     // MARK: - GetAll
 
-    private func measureGetAll(destination: String, into figures: inout PlayerGetAll, label: String,
+    private func measureGetAll(destination: String, _ load: GetAllLoad, into figures: inout PlayerGetAll, label: String,
                                pause: () throws -> Void, isPaused: () -> Bool) throws {
-        Log.write("\(label): \(options.getallCalls) sequential GetAll calls (playing)")
-        figures.playing.sequential = try GetAllBenchmark.sequential(destination: destination, calls: options.getallCalls)
-        Log.write("\(label): \(options.clients) clients for \(options.seconds) s (playing)")
-        try GetAllBenchmark.concurrent(destination: destination, clients: options.clients, seconds: options.seconds,
+        log("\(label): \(load.calls) sequential GetAll calls (playing)")
+        figures.playing.sequential = try GetAllBenchmark.sequential(destination: destination, calls: load.calls)
+        log("\(label): \(load.clients) clients for \(load.seconds) s (playing)")
+        try GetAllBenchmark.concurrent(destination: destination, clients: load.clients, seconds: load.seconds,
                                        into: &figures.playing)
         try pause()
         guard isPaused() else { throw BenchError("\(label) did not pause") }
-        Log.write("\(label): \(options.getallCalls) sequential GetAll calls (paused)")
-        figures.paused = try GetAllBenchmark.sequential(destination: destination, calls: options.getallCalls)
+        log("\(label): \(load.calls) sequential GetAll calls (paused)")
+        figures.paused = try GetAllBenchmark.sequential(destination: destination, calls: load.calls)
     }
 
-    private func measureMPV(_ setup: (executable: String, plugin: String), into results: inout BenchResults) throws {
+    private func measureMPV(_ setup: (executable: String, plugin: String), _ load: GetAllLoad,
+                            into results: inout BenchResults) throws {
         let version = try session.run(setup.executable, ["--no-config", "--version"], timeout: 10)
         results.mpvVersion = version.stdout.split(separator: "\n").first.map { String($0.components(separatedBy: " Copyright").first ?? String($0)) }
         results.notes.append("mpv: \(results.mpvVersion ?? "?"), plugin \(setup.plugin), tone on its own sink mpv_bench")
@@ -366,9 +382,9 @@ final class PlayerRun {
         } catch {
             throw BenchError("mpv did not take \(MPV.busName): \(error)\n\(mpv.output)")
         }
-        let mpvClient = try PlayerClient(destination: MPV.busName)
+        let mpvClient = try BusClient(destination: MPV.busName)
         guard mpvClient.waitForStatus("Playing", timeout: 10) else {
-            throw BenchError("mpv is not Playing: \((try? mpvClient.playerProperty("PlaybackStatus")) ?? "?")\n\(mpv.output)")
+            throw BenchError("mpv is not Playing: \((try? mpvClient.playbackStatus()) ?? "?")\n\(mpv.output)")
         }
         let mpvRecording = try session.record(sink: "mpv_bench")
         if mpvRecording.waitForSound(after: Date(), timeout: 5) == nil {
@@ -378,7 +394,7 @@ final class PlayerRun {
         usleep(1_000_000)
         results.mpvMemory = MemoryFigure.read(pid: mpv.pid, note: "mpv + mpv-mpris, playing a looped WAV")
         results.mpv.propertyCount = try mpvClient.getAllPlayerDisplay().count
-        try measureGetAll(destination: MPV.busName, into: &results.mpv, label: "mpv",
+        try measureGetAll(destination: MPV.busName, load, into: &results.mpv, label: "mpv",
                           pause: { try mpvClient.player("Pause") },
                           isPaused: { mpvClient.waitForStatus("Paused", timeout: 5) })
         guard mpv.isRunning else { throw BenchError("mpv exited during the benchmark:\n\(mpv.output)") }

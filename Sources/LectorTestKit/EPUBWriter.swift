@@ -1,0 +1,75 @@
+import Foundation
+@preconcurrency import ZIPFoundation
+
+/// Writes EPUB files (or any ZIP) at run time with ZIPFoundation's in-memory `Archive`, so no
+/// binary fixtures are committed: `mimetype` first and stored, as EPUB requires, then the
+/// container and whatever documents the caller adds (deflated unless told otherwise).
+///
+///     let url = try EPUBWriter.standard(opf: opf)
+///         .adding("OEBPS/chapter1.xhtml", xhtml)
+///         .write(to: directory.appendingPathComponent("book.epub"))
+public struct EPUBWriter: Sendable {
+    public struct Entry: Sendable {
+        public var path: String
+        public var data: Data
+        public var compressed: Bool
+    }
+
+    public private(set) var entries: [Entry] = []
+
+    /// An empty archive (no mimetype, no container): for deliberately broken books.
+    public init() {}
+
+    /// A well-formed EPUB: `mimetype` first and stored, then the container pointing at `opfPath`
+    /// and the package document itself.
+    public static func standard(opfPath: String = "OEBPS/content.opf", opf: String) -> EPUBWriter {
+        EPUBWriter()
+            .adding("mimetype", "application/epub+zip", compressed: false)
+            .adding("META-INF/container.xml", container(opf: opfPath))
+            .adding(opfPath, opf)
+    }
+
+    public func adding(_ path: String, _ text: String, compressed: Bool = true) -> EPUBWriter {
+        adding(path, Data(text.utf8), compressed: compressed)
+    }
+
+    public func adding(_ path: String, _ data: Data, compressed: Bool = true) -> EPUBWriter {
+        var copy = self
+        copy.entries.append(Entry(path: path, data: data, compressed: compressed))
+        return copy
+    }
+
+    /// The ZIP file's bytes, entries in the order they were added.
+    public func zipData() throws -> Data {
+        let archive = try Archive(data: Data(), accessMode: .create)
+        for entry in entries {
+            try archive.addEntry(with: entry.path, type: .file, uncompressedSize: Int64(entry.data.count),
+                                 compressionMethod: entry.compressed ? .deflate : .none) { position, size in
+                entry.data.subdata(in: Int(position)..<(Int(position) + size))
+            }
+        }
+        guard let data = archive.data else { throw TestKitError.failed("ZIPFoundation returned no archive data") }
+        return data
+    }
+
+    /// Writes the archive to `url`; returns its size in bytes.
+    @discardableResult
+    public func write(to url: URL) throws -> Int {
+        let data = try zipData()
+        try data.write(to: url)
+        return data.count
+    }
+
+    /// `META-INF/container.xml` naming the package document at `opf`.
+    public static func container(opf: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+          <rootfiles>
+            <rootfile full-path="\(opf)" media-type="application/oebps-package+xml"/>
+          </rootfiles>
+        </container>
+
+        """
+    }
+}

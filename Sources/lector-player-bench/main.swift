@@ -1,2 +1,0 @@
-// lector-player-bench: see PlayerBench.swift and docs/benchmarks.md.
-PlayerBench.main()
