@@ -10,7 +10,6 @@ import PackageDescription
 //   the service   LectorDaemon (one context, one event loop), lector (CLI)
 //   testing       LectorTestKit (private bus + sound server + monitor recorder, EPUB writer), lector-bench
 //                 (every benchmark and the test kit's pulse-probe, one executable with subcommands)
-let cEdge: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 
 let package = Package(
     name: "lector",
@@ -74,8 +73,7 @@ let package = Package(
         .executableTarget(name: "lector-bench",
                           dependencies: ["LectorTestKit", "LectorInterface", "LectorBus", "LectorLoop", "LectorAudio",
                                          "LectorPolicy", "CPulse", "CSystemd",
-                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
-                          swiftSettings: cEdge),
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
         // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory.

@@ -133,7 +133,8 @@ final class SignalRecorder: @unchecked Sendable {
 
     init(rules: [String] = SignalRecorder.lectorRules) throws {
         let ready = DispatchSemaphore(value: 0)
-        var setupError: Error?
+        // Written by the thread before it signals `ready`, read after the wait: ordered by the semaphore.
+        nonisolated(unsafe) var setupError: Error?
         let thread = Thread { [self] in
             let bus: Bus
             do {

@@ -2,6 +2,7 @@ import ArgumentParser
 import CPulse
 import Foundation
 import LectorAudio
+import LectorLoop
 import LectorPolicy
 
 /// `lector-bench pulse-probe`: what libpulse offers but pactl does not print (saved stream-restore
@@ -110,7 +111,7 @@ final class SavedStreamProbe {
 
     func read() throws -> [SavedStreamEntry] {
         let entries: [SavedStreamEntry]? = try loop.request("reading the stream-restore entries") { [loop] done in
-            MainActor.assumeIsolated { loop.mirror.readSavedStreams { done($0) } }
+            onLoopThread(done) { done in loop.mirror.readSavedStreams { done($0) } }
         }
         guard let entries else {
             // LectorAudio's read answers nil when the server has no such extension (or refused the read).
@@ -129,7 +130,9 @@ final class SavedStreamProbe {
         while true {
             attempts += 1
             let saved: Bool = try loop.request("saving \(entry.name)") { [loop] done in
-                MainActor.assumeIsolated { loop.mirror.writeSavedStreams([entry], applyImmediately: true) { done($0) } }
+                onLoopThread((entry, done)) { entry, done in
+                    loop.mirror.writeSavedStreams([entry], applyImmediately: true) { done($0) }
+                }
             }
             guard saved else { throw BenchError("the server refused to save the entry") }
             entries = try read()

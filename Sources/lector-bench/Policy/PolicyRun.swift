@@ -1,5 +1,6 @@
 import Foundation
 import LectorAudio
+import LectorLoop
 import LectorInterface
 import LectorPolicy
 import LectorTestKit
@@ -293,7 +294,7 @@ final class PolicyRun {
             throw BenchError("\(error)\npacat: \(player.output)")
         }
         let ok: Bool = try loop.request("set the music stream's volume") { [unowned self] done in
-            MainActor.assumeIsolated { self.loop.mirror.setPlaybackVolume(index, Self.musicVolume) { done($0) } }
+            onLoopThread((self.loop, done)) { loop, done in loop.mirror.setPlaybackVolume(index, Self.musicVolume) { done($0) } }
         }
         guard ok else { throw BenchError("could not set the music stream's volume") }
         try waitUntil("the music stream at \(Self.musicVolume)", timeout: 5) { $0.playbacks[index]?.volume == Self.musicVolume }
