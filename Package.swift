@@ -32,11 +32,14 @@ let package = Package(
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng",
                        providers: [.apt(["libespeak-ng-dev"])]),
         .target(name: "CLectorShim", dependencies: ["CSystemd", "CPulse"]),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0",
+                       providers: [.apt(["libxml2-dev"])]),
 
         .target(name: "LectorCore"),
-        // Books: EPUB 2/3 and plain text to chapters of speakable text. Swift only (its zip
-        // reader is a Swift package), so it is tested fast and alone like LectorCore.
-        .target(name: "LectorBooks", dependencies: ["LectorCore", "ZIPFoundation"]),
+        // Books: EPUB 2/3 and plain text to chapters of speakable text. Swift (its zip reader is
+        // a Swift package) but for libxml2's HTML parser behind one file, HTMLDocumentParser;
+        // tested fast and alone like LectorCore.
+        .target(name: "LectorBooks", dependencies: ["LectorCore", "ZIPFoundation", "CLibXML2"]),
 
         // Audio policy: route changes, calls, ducking bookkeeping, over snapshots of the sound server.
         .target(name: "LectorPolicy"),

@@ -8,8 +8,10 @@ import FoundationXML
 ///
 /// The document is read with `XMLParser`; when it is not well-formed XML (a raw `<name@host>`,
 /// a `<b>` closed by `</p>`, an unknown entity, a truncated file), it is read again with
-/// `TagSoupParser`, which feeds the same element and text handling below, and the result
-/// carries a `warning`. Only bytes that are not text at all are refused.
+/// libxml2's HTML parser (`HTMLDocumentParser`), which feeds the same element and text handling
+/// below, and the result carries a `warning`. Only bytes that are not text at all are refused.
+/// Elements nested deeper than `HTMLDocumentParser.maximumDepth` are read flat: every word,
+/// without the structure (see `HTMLPreparation`).
 ///
 /// What is read and what is not:
 /// - Block elements (`p`, `div`, `h1`…`h6`, `li`, `blockquote`, `tr`, `section`, `dt`/`dd`,
@@ -29,7 +31,7 @@ import FoundationXML
 ///
 ///     let text = try XHTMLTextExtractor.extract(data, path: "EPUB/c1.xhtml", file: url, options: .init())
 ///     text.string(in: 0..<text.count)   // "Chapter One.\n\nIt was a dark and stormy night."
-final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
+final class XHTMLTextExtractor: NSObject, XMLErrorRecording, HTMLEventHandler {
     struct Options: Sendable {
         /// Fragment ids the table of contents points at in this document.
         var targetedIDs: Set<String> = []
@@ -43,8 +45,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
         var stopAtAnchor: String?
     }
 
-    /// Parses `data` as XML; when it is not well-formed, reads it again with `TagSoupParser`,
-    /// which forgives what sloppy books do (a raw `<name@host>`, a `<b>` closed by `</p>`, an
+    /// Parses `data` as XML; when it is not well-formed, reads it again as HTML, which forgives what sloppy books do (a raw `<name@host>`, a `<b>` closed by `</p>`, an
     /// unknown entity, a truncated file), and says so in `DocumentText.warning`. Only data that
     /// is not text at all (NUL bytes, mostly control characters) is still refused as `brokenXML`.
     static func extract(_ data: Data, path: String, file: URL, options: Options) throws(BookError) -> DocumentText {
@@ -53,13 +54,17 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
         } catch {
             guard case .brokenXML(_, _, let line, let reason) = error else { throw error }
             let text: String
-            do throws(TagSoupParser.NotText) {
-                text = try TagSoupParser.decode(data)
+            do throws(ContentDocumentDecoder.NotText) {
+                text = try ContentDocumentDecoder.decode(data)
             } catch {
                 throw .brokenXML(file: file, path: path, line: line, reason: "not a text document: \(error.detected)")
             }
-            var document = extractLeniently(text, path: path, options: options)
+            let (lenient, flattened) = readLeniently(text, path: path, options: options,
+                                                     knownTooDeep: reason == XMLDocumentParsing.tooDeepReason)
+            var document = lenient
             document.warning = "\(path) is not well-formed XML at line \(line) (\(reason)); read leniently as HTML"
+                + (flattened ? " without its structure"
+                    + (reason == XMLDocumentParsing.tooDeepReason ? "" : " (\(XMLDocumentParsing.tooDeepReason))") : "")
             return document
         }
     }
@@ -70,23 +75,39 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
         let extractor = XHTMLTextExtractor(options: options)
         try XMLDocumentParsing.parse(data, path: path, file: file, delegate: extractor,
                                      stoppedOnPurpose: { extractor.stoppedOnPurpose })
+        if let line = extractor.tooDeepAtLine {
+            throw .brokenXML(file: file, path: path, line: line, reason: XMLDocumentParsing.tooDeepReason)
+        }
         return extractor.finished(path: path)
     }
 
-    /// The tag-soup reading alone, of already decoded text; the same rules, so a well-formed
+    /// The HTML reading alone, of already decoded text; the same rules, so a well-formed
     /// document reads the same either way.
     static func extractLeniently(_ text: String, path: String, options: Options) -> DocumentText {
-        let extractor = XHTMLTextExtractor(options: options)
-        TagSoupParser.parse(text, handler: extractor)
-        return extractor.finished(path: path)
+        readLeniently(text, path: path, options: options).document
+    }
+
+    /// `flattened` when the document nests too deep and was read without its elements.
+    private static func readLeniently(_ text: String, path: String, options: Options,
+                                      knownTooDeep: Bool = false) -> (document: DocumentText, flattened: Bool) {
+        if !knownTooDeep {
+            let extractor = XHTMLTextExtractor(options: options)
+            if HTMLDocumentParser.parse(HTMLPreparation.prepared(text), handler: extractor) == .parsed,
+               extractor.tooDeepAtLine == nil {
+                return (extractor.finished(path: path), false)
+            }
+        }
+        let flat = XHTMLTextExtractor(options: options)
+        _ = HTMLDocumentParser.parse(HTMLPreparation.prepared(text, flat: true), handler: flat)
+        return (flat.finished(path: path), true)
     }
 
     private func finished(path: String) -> DocumentText {
-        builder.finish(pause: !stoppedOnPurpose)
-        let title = titleText.map(Self.collapsed).flatMap { $0.isEmpty ? nil : $0 }
+        builder.finish(pause: !stopped)
+        let title = titleText.map { MarkupElement.capped(Self.collapsed($0)) }.flatMap { $0.isEmpty ? nil : $0 }
         return AddressBrackets.removed(from: DocumentText(
             path: path, scalars: builder.scalars, segments: builder.segments, anchors: builder.anchors,
-            headings: headings, title: title, isComplete: !stoppedOnPurpose))
+            headings: headings, title: title, isComplete: !stopped))
     }
 
     static let paragraphBlocks: Set<String> = [
@@ -137,7 +158,12 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
     private var headings: [DocumentHeading] = []
     private var titleText: String?
     private var preDepth = 0
-    private(set) var stoppedOnPurpose = false
+    /// Stopped where the options said (an anchor, the first heading).
+    private var stopped = false
+    /// Where an element nested deeper than `HTMLDocumentParser.maximumDepth` started: the parse
+    /// stops there, since holding a frame per level costs time at every segment.
+    private(set) var tooDeepAtLine: Int?
+    var stoppedOnPurpose: Bool { stopped || tooDeepAtLine != nil }
     private(set) var errorLog = XMLErrorLog()
     /// The XML parser, while one drives this extractor, so `stop()` can abort it.
     private weak var parser: XMLParser?
@@ -176,7 +202,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
         self.parser(parser, foundCharacters: String(decoding: CDATABlock, as: UTF8.self))
     }
 
-    // MARK: TagSoupParser events
+    // MARK: HTMLDocumentParser events
 
     func startElement(_ qualifiedName: String, attributes: [String: String], line: Int) {
         self.line = line
@@ -197,6 +223,11 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
 
     private func startElement(_ elementName: String, attributes: [String: String]) {
         guard !stoppedOnPurpose else { return }
+        if frames.count > HTMLDocumentParser.maximumDepth {
+            tooDeepAtLine = line
+            parser?.abortParsing()
+            return
+        }
         let name = MarkupElement.localName(elementName).lowercased()
         let siblingIndex = (frames[frames.count - 1].childCounts[name] ?? 0) + 1
         frames[frames.count - 1].childCounts[name] = siblingIndex
@@ -271,7 +302,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
         if frame.isHeading, let start = headingStart {
             var spoken = String.UnicodeScalarView()
             spoken.append(contentsOf: builder.scalars[start...])
-            let text = Self.collapsed(String(spoken))
+            let text = MarkupElement.capped(Self.collapsed(String(spoken)))
             if !text.isEmpty { headings.append(DocumentHeading(offset: headingOffset(from: start), text: text)) }
             headingStart = nil
             if options.stopAfterFirstHeading, !text.isEmpty { stop() }
@@ -285,7 +316,8 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
     private func characters(_ string: String) {
         guard !stoppedOnPurpose else { return }
         if frames[frames.count - 1].collectsTitle {
-            titleText = (titleText ?? "") + string
+            // In place: a title arriving in many pieces must not be copied for each.
+            if (titleText?.utf8.count ?? 0) < Self.maximumTitleBytes { titleText?.append(string) }
             return
         }
         guard skipDepth == 0 else { return }
@@ -330,7 +362,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
     }
 
     private func stop() {
-        stoppedOnPurpose = true
+        stopped = true
         parser?.abortParsing()
     }
 
@@ -366,6 +398,9 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
         if superscript, core.count <= 4, core.allSatisfy({ "ivx".contains($0) }) { return true }
         return false
     }
+
+    /// More than a title needs (it is cut to `MarkupElement.maximumFieldLength` characters).
+    static let maximumTitleBytes = 64 << 10
 
     static func collapsed(_ text: String) -> String {
         text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")

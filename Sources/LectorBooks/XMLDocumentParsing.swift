@@ -33,9 +33,12 @@ enum XMLDocumentParsing {
         }
     }
 
+    static let tooDeepReason = "elements are nested more than \(HTMLDocumentParser.maximumDepth) deep"
+
     /// libxml2's error numbers (which `XMLParser` passes through) for the mistakes books make.
     static func reason(forCode code: Int) -> String {
         switch code {
+        case XMLErrorLog.tooDeepCode: return tooDeepReason
         case 4: return "the document is empty"
         case 5: return "the document ends too early (unclosed element or truncated file)"
         case 6, 7, 8: return "invalid character reference"

@@ -21,6 +21,13 @@ struct XMLErrorLog {
 
     private(set) var first: (code: Int, line: Int)?
 
+    /// Not libxml2's: elements nested deeper than `HTMLDocumentParser.maximumDepth`.
+    static let tooDeepCode = -1
+
+    mutating func recordTooDeep(line: Int) {
+        if first == nil { first = (Self.tooDeepCode, line) }
+    }
+
     mutating func record(_ error: Error, line: Int) {
         let code = (error as NSError).code
         guard first == nil, !Self.warningCodes.contains(code), !(200..<300).contains(code) else { return }

@@ -1,0 +1,135 @@
+import XCTest
+import LectorBooks
+
+/// Books made to cost time or memory (issue 11): deep nesting, megabyte-long metadata and
+/// labels, a huge spine. Each must open with the right words or be refused with a named
+/// `BookError`. Their big entries are stored, not deflated: deflated, they would be refused as
+/// ZIP bombs before any parsing (see `BookLimits`). Elapsed time is printed, not asserted (machines differ); the figures are in
+/// docs/fuzzing.md.
+final class HostileBookTests: XCTestCase {
+    var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws { directory = try TemporaryDirectory() }
+    override func tearDown() { directory.remove() }
+
+    static let depth = 300_000
+
+    func timed<T>(_ name: String, _ work: () throws -> T) rethrows -> T {
+        let start = ContinuousClock.now
+        defer { print("hostile book \(name): \(ContinuousClock.now - start)") }
+        return try work()
+    }
+
+    func oneChapterBook(_ content: String, name: String) throws -> URL {
+        try EPUBFixture.standard(opf: EPUBFixture.opf3(documents: [("c1", "c1.xhtml")]))
+            .adding("OEBPS/c1.xhtml", content, compressed: false)
+            .write(in: directory.url, name: name)
+    }
+
+    func bookWithNav(_ navBody: String, name: String) throws -> URL {
+        let opf = EPUBFixture.opf3(
+            documents: [("c1", "c1.xhtml")],
+            extraManifest: #"<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>"#)
+        return try EPUBFixture.standard(opf: opf)
+            .adding("OEBPS/nav.xhtml", EPUBFixture.xhtml(body: navBody), compressed: false)
+            .adding("OEBPS/c1.xhtml", EPUBFixture.xhtml(body: "<h1 id=\"a\">Start</h1><p>The only chapter.</p>"))
+            .write(in: directory.url, name: name)
+    }
+
+    /// Well-formed XHTML, 300,000 `<div>`s deep: deeper than any parser here nests, so the
+    /// elements past the cap are flattened and every word is still read.
+    func testDeeplyNestedWellFormedChapterIsRead() throws {
+        let body = "<p>Before the deep.</p>" + String(repeating: "<div>", count: Self.depth)
+            + "<p>Deep inside.</p>" + String(repeating: "</div>", count: Self.depth) + "<p>After the deep.</p>"
+        let url = try oneChapterBook(EPUBFixture.xhtml(body: body), name: "deep-xhtml.epub")
+        let chapter = try timed("300,000 nested <div> (well-formed)") { try BookReader.open(url).loadChapter(0) }
+        // Read flat: blocks end lines, not paragraphs.
+        XCTAssertEqual(chapter.text, "Before the deep.\nDeep inside.\nAfter the deep.")
+        XCTAssertEqual(chapter.warnings.count, 1)
+        XCTAssertTrue(chapter.warnings[0].contains("more than 256 deep"), chapter.warnings[0])
+    }
+
+    /// Tag soup: 300,000 `<div><span>` pairs never closed, words among them.
+    func testDeeplyNestedUnclosedChapterIsRead() throws {
+        let body = "<p>Before the deep.</p>" + String(repeating: "<div><span>", count: Self.depth / 2)
+            + "Deep inside. " + String(repeating: "<span>word ", count: 1000)
+        let url = try oneChapterBook(EPUBFixture.xhtml(body: body), name: "deep-soup.epub")
+        let chapter = try timed("300,000 unclosed <div>/<span>") { try BookReader.open(url).loadChapter(0) }
+        XCTAssertTrue(chapter.text.hasPrefix("Before the deep.\nDeep inside. word word"), String(chapter.text.prefix(80)))
+        XCTAssertEqual(chapter.text.split(separator: " ").filter { $0.hasPrefix("word") }.count, 1000)
+        XCTAssertEqual(chapter.warnings.count, 1)
+    }
+
+    /// Unclosed elements, then as many end tags of elements that are not open: each one sends a
+    /// parser looking through the whole stack of open elements unless the stack is bounded.
+    func testDeepStackWithStrayEndTagsIsRead() throws {
+        let body = "<p>Before the deep.</p>" + String(repeating: "<div><span>", count: Self.depth / 2)
+            + "Deep inside." + String(repeating: "</b>", count: Self.depth / 2) + "The end."
+        let url = try oneChapterBook(EPUBFixture.xhtml(body: body), name: "deep-stray.epub")
+        let chapter = try timed("150,000 unclosed <div><span> + 150,000 stray </b>") {
+            try BookReader.open(url).loadChapter(0)
+        }
+        XCTAssertEqual(chapter.text, "Before the deep.\nDeep inside.The end.")
+    }
+
+    static let longText = "Long " + String(repeating: "word ", count: 400_000) + "end"   // 2 MB
+
+    func testTwoMegabyteTitleAndCreatorAreCut() throws {
+        let opf = EPUBFixture.opf3(title: Self.longText, documents: [("c1", "c1.xhtml")],
+                                   extraMetadata: "<dc:creator>\(Self.longText)</dc:creator>")
+        let url = try EPUBFixture(entries: EPUBFixture.standard(opf: "").entries.dropLast())
+            .adding("OEBPS/content.opf", opf, compressed: false)
+            .adding("OEBPS/c1.xhtml", EPUBFixture.xhtml(body: "<p>Hello.</p>"))
+            .write(in: directory.url, name: "long-title.epub")
+        let outline = try timed("2 MB title and 2 MB creator") { try BookReader.open(url) }
+        XCTAssertTrue(outline.title.hasPrefix("Long word word"))
+        XCTAssertTrue(outline.title.hasSuffix("…"), String(outline.title.suffix(20)))
+        XCTAssertLessThanOrEqual(outline.title.count, 1001)
+        XCTAssertEqual(outline.authors.count, 1)
+        XCTAssertTrue(outline.authors[0].hasPrefix("Long word word"))
+        XCTAssertLessThanOrEqual(outline.authors[0].count, 1001)
+        XCTAssertEqual(try outline.loadChapter(0).text, "Hello.")
+    }
+
+    func testTwoMegabyteNavLabelIsCut() throws {
+        let url = try bookWithNav("<nav epub:type=\"toc\"><ol><li><a href=\"c1.xhtml\">\(Self.longText)</a></li></ol></nav>",
+                                  name: "long-label.epub")
+        let outline = try timed("2 MB nav label") { try BookReader.open(url) }
+        XCTAssertEqual(outline.chapters.count, 1)
+        XCTAssertTrue(outline.chapters[0].title.hasPrefix("Long word word"))
+        XCTAssertLessThanOrEqual(outline.chapters[0].title.count, 1001)
+        XCTAssertEqual(try outline.loadChapter(0).text, "Start.\n\nThe only chapter.")
+    }
+
+    /// 50,000 lists nested in list items: deeper than the documents that describe a book may
+    /// nest, so it is refused, naming the navigation document.
+    func testDeeplyNestedNavListsAreRefusedByName() throws {
+        let levels = 50_000
+        let nav = "<nav epub:type=\"toc\">" + String(repeating: "<ol><li><a href=\"c1.xhtml#a\">Entry</a>", count: levels)
+            + String(repeating: "</li></ol>", count: levels) + "</nav>"
+        let url = try bookWithNav(nav, name: "deep-nav.epub")
+        XCTAssertThrowsError(try timed("50,000 nested nav lists") { try BookReader.open(url) }) { error in
+            guard case .brokenXML(_, let path, _, let reason) = error as? BookError else {
+                return XCTFail("expected brokenXML, got \(error)")
+            }
+            XCTAssertEqual(path, "OEBPS/nav.xhtml")
+            XCTAssertTrue(reason.contains("nested"), reason)
+        }
+    }
+
+    /// A spine of 20,000 small documents and no table of contents: a chapter each.
+    func testSpineOfTwentyThousandDocumentsOpens() throws {
+        let count = 20_000
+        var fixture = EPUBFixture.standard(opf: EPUBFixture.opf3(
+            documents: (0..<count).map { ("d\($0)", "d\($0).xhtml") }))
+        for index in 0..<count {
+            fixture.entries.append(.init(path: "OEBPS/d\(index).xhtml",
+                data: Data("<html><body><h1>Part \(index + 1)</h1><p>Text.</p></body></html>".utf8), compressed: true))
+        }
+        let url = try fixture.write(in: directory.url, name: "wide-spine.epub")
+        let outline = try timed("spine of 20,000 documents") { try BookReader.open(url) }
+        XCTAssertEqual(outline.chapters.count, count)
+        XCTAssertEqual(outline.chapters.last?.title, "Part \(count)")
+        XCTAssertEqual(try outline.loadChapter(count - 1).text, "Part \(count).\n\nText.")
+    }
+}
