@@ -17,7 +17,13 @@ import FoundationXML
 enum XMLDocumentParsing {
     static func parse(_ data: Data, path: String, file: URL, delegate: some XMLErrorRecording,
                       stoppedOnPurpose: () -> Bool = { false }) throws(BookError) {
-        let parser = XMLParser(data: HTMLEntities.numericReferences(in: data))
+        let data = HTMLEntities.numericReferences(in: data)
+        // FoundationXML's XMLParser crashes on some names that are not UTF-8 (found by fuzzing,
+        // `<p\u{CB}>`): such a document never reaches it.
+        if let line = firstInvalidUTF8Line(data) {
+            throw .brokenXML(file: file, path: path, line: line, reason: reason(forCode: 9) + " (not UTF-8, and no other encoding declared)")
+        }
+        let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = false
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
@@ -30,6 +36,31 @@ enum XMLDocumentParsing {
         if !succeeded {
             let code = (parser.parserError as NSError?)?.code ?? 0
             throw .brokenXML(file: file, path: path, line: max(1, parser.lineNumber), reason: reason(forCode: code))
+        }
+    }
+
+    /// The line of the first byte that is not UTF-8, unless a byte order mark or the XML
+    /// declaration says the document is in another encoding (libxml2 then converts it).
+    static func firstInvalidUTF8Line(_ data: Data) -> Int? {
+        let bytes = [UInt8](data)
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return nil }
+        if bytes.starts(with: Array("<?xml".utf8)) {
+            let declaration = String(decoding: bytes.prefix(200).prefix { $0 != UInt8(ascii: ">") }, as: UTF8.self)
+                .lowercased().replacingOccurrences(of: "'", with: "\"")
+            if declaration.contains("encoding="), !declaration.contains("encoding=\"utf-8\"") { return nil }
+        }
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var line = 1
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar):
+                if scalar.count == 1, scalar.first == UInt8(ascii: "\n") { line += 1 }
+            case .emptyInput:
+                return nil
+            case .error:
+                return line
+            }
         }
     }
 

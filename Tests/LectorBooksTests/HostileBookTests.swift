@@ -132,4 +132,19 @@ final class HostileBookTests: XCTestCase {
         XCTAssertEqual(outline.chapters.last?.title, "Part \(count)")
         XCTAssertEqual(try outline.loadChapter(count - 1).text, "Part \(count).\n\nText.")
     }
+
+    /// Found by scripts/fuzz-books: a byte that is not UTF-8 in an element name crashed
+    /// FoundationXML's XMLParser (the whole daemon). Such a document is read as HTML instead.
+    func testANameThatIsNotUTF8IsReadLeniently() throws {
+        var content = Data("<html><head><title>T</title></head><body><p".utf8)
+        content.append(0xCB)
+        content.append(contentsOf: Array(">Black <b>coffee</b>.</p></body></html>".utf8))
+        let url = try EPUBFixture.standard(opf: EPUBFixture.opf3(documents: [("c1", "c1.xhtml")]))
+            .adding("OEBPS/c1.xhtml", content)
+            .write(in: directory.url, name: "not-utf8.epub")
+        let chapter = try BookReader.open(url).loadChapter(0)
+        // Not UTF-8, so Windows-1252: "<p\u{CB}>" is no known tag and reads as text.
+        XCTAssertEqual(chapter.text, "<p\u{CB}>Black coffee.")
+        XCTAssertTrue(chapter.warnings[0].contains("not UTF-8"), chapter.warnings[0])
+    }
 }
