@@ -19,6 +19,11 @@ struct EPUBChapterSource: ChapterSource {
     /// Warnings of every document parsed so far (opening reports them).
     let warnings: WarningLog
     private let cache: DocumentCache
+    /// Chapter indexes by the spine document they start in, ascending, and the spine documents
+    /// any chapter starts in, ascending: lookups that were scans of every chapter, for every
+    /// chapter (a spine of 20,000 documents took seconds to plan).
+    private let chaptersBySpine: [Int: [Int]]
+    private let spinesWithChapters: [Int]
 
     init(archive: EPUBArchive, readingOrder: [String], chapters: [PlannedChapter],
          extractionOptions: [String: XHTMLTextExtractor.Options], coverLocation: CoverLocation?,
@@ -31,6 +36,31 @@ struct EPUBChapterSource: ChapterSource {
         self.manifest = manifest
         self.cache = cache
         self.warnings = warnings
+        var bySpine: [Int: [Int]] = [:]
+        for (index, chapter) in chapters.enumerated() { bySpine[chapter.start.spineIndex, default: []].append(index) }
+        chaptersBySpine = bySpine
+        spinesWithChapters = bySpine.keys.sorted()
+    }
+
+    /// The first spine document after `spineIndex` that a chapter starts in.
+    private func nextSpineWithChapter(after spineIndex: Int) -> Int? {
+        var low = 0, high = spinesWithChapters.count
+        while low < high {
+            let middle = (low + high) / 2
+            if spinesWithChapters[middle] <= spineIndex { low = middle + 1 } else { high = middle }
+        }
+        return low < spinesWithChapters.count ? spinesWithChapters[low] : nil
+    }
+
+    /// Chapters starting in `spineIndex` listed after `index`.
+    private func chapters(inSpine spineIndex: Int, after index: Int) -> ArraySlice<Int> {
+        let here = chaptersBySpine[spineIndex] ?? []
+        var low = 0, high = here.count
+        while low < high {
+            let middle = (low + high) / 2
+            if here[middle] <= index { low = middle + 1 } else { high = middle }
+        }
+        return here[low...]
     }
 
     /// The same archive, documents and cache with a different chapter list (used while opening,
@@ -91,7 +121,8 @@ struct EPUBChapterSource: ChapterSource {
     /// document, and an empty chapter otherwise.
     func pieces(ofChapter index: Int) throws(BookError) -> [ChapterTextAssembler.Piece] {
         let spineIndex = chapters[index].start.spineIndex
-        let nextHere = chapters[(index + 1)...].first { $0.start.spineIndex == spineIndex && $0.start.fragment != nil }
+        let nextHere = chapters(inSpine: spineIndex, after: index).lazy.map { chapters[$0] }
+            .first { $0.start.fragment != nil }
         var document = try document(at: spineIndex, through: nextHere?.start.fragment)
         while true {
             if let fragment = chapters[index].start.fragment, document.anchors[fragment] == nil, !document.isComplete {
@@ -108,7 +139,7 @@ struct EPUBChapterSource: ChapterSource {
                 document = try self.document(at: spineIndex)
                 continue
             }
-            let nextDocument = chapters.lazy.map(\.start.spineIndex).filter { $0 > spineIndex }.min()
+            let nextDocument = nextSpineWithChapter(after: spineIndex)
             return try pieces(from: (spineIndex, startOffset), beforeChaptersIn: nextDocument)
         }
     }
@@ -120,23 +151,22 @@ struct EPUBChapterSource: ChapterSource {
         guard let fragment = start.fragment else { return 0 }
         if let offset = document.anchors[fragment] { return offset }
         guard document.isComplete else { return nil }
-        let firstInDocument = !chapters[..<index].contains { $0.start.spineIndex == start.spineIndex }
+        let firstInDocument = chaptersBySpine[start.spineIndex]?.first == index
         return firstInDocument ? 0 : nil
     }
 
     /// The known start offsets of the chapters in one document, other than `excluded`.
     private func boundaries(inSpine spineIndex: Int, document: DocumentText,
                             excluding excluded: Int?) -> [(index: Int, offset: Int)] {
-        chapters.indices.compactMap { index in
-            guard index != excluded, chapters[index].start.spineIndex == spineIndex,
-                  let offset = startOffset(ofChapter: index, in: document) else { return nil }
+        (chaptersBySpine[spineIndex] ?? []).compactMap { index in
+            guard index != excluded, let offset = startOffset(ofChapter: index, in: document) else { return nil }
             return (index, offset)
         }
     }
 
     /// The chapter starting at `offset` in a document (the last listed, if several do).
     func chapterIndex(startingAt offset: Int, inSpine spineIndex: Int) throws(BookError) -> Int? {
-        let firstAnchor = chapters.first { $0.start.spineIndex == spineIndex }?.start.fragment
+        let firstAnchor = chaptersBySpine[spineIndex]?.first.flatMap { chapters[$0].start.fragment }
         let document = try document(at: spineIndex, through: firstAnchor)
         return boundaries(inSpine: spineIndex, document: document, excluding: nil).last { $0.offset == offset }?.index
     }
@@ -154,7 +184,7 @@ struct EPUBChapterSource: ChapterSource {
                 if lower < document.count { pieces.append(.init(document: document, range: lower..<document.count)) }
             }
         }
-        guard let nextDocument, let first = chapters.firstIndex(where: { $0.start.spineIndex == nextDocument }),
+        guard let nextDocument, let first = chaptersBySpine[nextDocument]?.first,
               let anchor = chapters[first].start.fragment else { return pieces }
         let document = try document(at: nextDocument, through: anchor)
         let upper = boundaries(inSpine: nextDocument, document: document, excluding: nil).map(\.offset).min() ?? 0
