@@ -70,6 +70,10 @@ let books: [(String, () throws -> URL)] = [
         try book("nav", [("OEBPS/content.opf", opf(documents: ["c1"], nav: true)), ("OEBPS/c1.xhtml", chapter),
                          ("OEBPS/nav.xhtml", xhtml(deepNav))])
     }),
+    ("100,000 attributes on one element", {
+        try book("attributes", [("OEBPS/content.opf", opf(documents: ["c1"], nav: false)), ("OEBPS/c1.xhtml", xhtml(
+            "<p " + (0..<100_000).map { "a\($0)=\"1\"" }.joined(separator: " ") + ">Crowded.</p>"))])
+    }),
     ("spine of 20,000 documents", {
         let ids = (0..<20_000).map { "d\($0)" }
         return try book("spine", [("OEBPS/content.opf", opf(documents: ids, nav: false))]

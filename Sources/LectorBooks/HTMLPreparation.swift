@@ -8,6 +8,8 @@
 ///   `<www.example.org>`, `<see the notes>`, `a < b`. A known HTML element, a namespaced one, one
 ///   with attribute values, a self-closing one or one whose end tag follows is a tag.
 /// - `</ p>` and `</>` are dropped, as browsers do.
+/// - A tag with more than `XMLDocumentParsing.maximumAttributes` attributes keeps none: libxml2
+///   checks each attribute against all before it.
 ///
 /// `flat` also drops every tag but the head's and raw-text elements' and void ones, and turns
 /// block tags into `<br>`: the text of a document nested too deep to parse (see
@@ -199,14 +201,23 @@ extension HTMLPreparation {
         private mutating func markup() {
             let next = index + 1 < bytes.count ? bytes[index + 1] : 0
             if hasPrefix("<!--", at: index) {
-                copy(index..<(find("-->", from: index + 4).map { $0 + 3 } ?? bytes.count))
+                // Unterminated: dropped to the end, as browsers do.
+                guard let end = find("-->", from: index + 4) else { index = bytes.count; return }
+                copy(index..<(end + 3))
             } else if hasPrefix("<![CDATA[", at: index) {
                 let end = find("]]>", from: index + 9) ?? bytes.count
                 escaped((index + 9)..<end)
                 index = min(bytes.count, end + 3)
             } else if next == UInt8(ascii: "!") || next == UInt8(ascii: "?") {
+                // A declaration or processing instruction without its ">" is text: libxml2 would
+                // look for one to the end of the file for each.
                 let end = tagEnd(from: index + 2)
-                copy(index..<min(bytes.count, end + (end < bytes.count && bytes[end] == greaterThan ? 1 : 0)))
+                guard end < bytes.count, bytes[end] == greaterThan else {
+                    output.append(contentsOf: Array("&lt;".utf8))
+                    index += 1
+                    return
+                }
+                copy(index..<(end + 1))
             } else if next == slash {
                 endTag()
             } else if isLetter(next) {
@@ -252,8 +263,47 @@ extension HTMLPreparation {
                 index += 1
                 return
             }
+            let (attributes, attributesEnd) = attributeCount(from: nameEnd)
+            if attributes > XMLDocumentParsing.maximumAttributes {
+                output.append(lessThan)
+                output.append(contentsOf: bytes[(index + 1)..<nameEnd])
+                output.append(greaterThan)
+                index = attributesEnd
+                return
+            }
             guard flat else { return copy(index..<nameEnd) }
             flatten(local, through: closed ? end + 1 : end)
+        }
+
+        /// Attributes in a start tag from `start` (after its name), following quotes as libxml2
+        /// does, and where the tag ends (after its `>`, or at a `<` or the end).
+        private func attributeCount(from start: Int) -> (count: Int, end: Int) {
+            var position = start, count = 0, inName = false
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == greaterThan { return (count, position + 1) }
+                if byte == lessThan { return (count, position) }
+                if isSpace(byte) || byte == slash {
+                    inName = false
+                } else if byte == equals {
+                    inName = false
+                    position += 1
+                    while position < bytes.count, isSpace(bytes[position]) { position += 1 }
+                    if position < bytes.count, bytes[position] == UInt8(ascii: "\"") || bytes[position] == UInt8(ascii: "'") {
+                        let quote = bytes[position]
+                        position += 1
+                        while position < bytes.count, bytes[position] != quote { position += 1 }
+                    } else {
+                        while position < bytes.count, !isSpace(bytes[position]), bytes[position] != greaterThan { position += 1 }
+                        continue
+                    }
+                } else if !inName {
+                    inName = true
+                    count += 1
+                }
+                position += 1
+            }
+            return (count, position)
         }
 
         /// A tag of a document read flat, from `index` to `end`: kept, a `<br>`, or dropped.

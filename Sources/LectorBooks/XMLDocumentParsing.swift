@@ -23,6 +23,9 @@ enum XMLDocumentParsing {
         if let line = firstInvalidUTF8Line(data) {
             throw .brokenXML(file: file, path: path, line: line, reason: reason(forCode: 9) + " (not UTF-8, and no other encoding declared)")
         }
+        if let line = firstCrowdedElementLine(data) {
+            throw .brokenXML(file: file, path: path, line: line, reason: tooManyAttributesReason)
+        }
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = false
         parser.shouldReportNamespacePrefixes = false
@@ -62,6 +65,35 @@ enum XMLDocumentParsing {
                 return line
             }
         }
+    }
+
+    /// libxml2 compares each attribute of an element with every one before it (1 MB of
+    /// attributes on one element: 6 s in XMLParser, 8 s in the HTML parser); no book needs more.
+    static let maximumAttributes = 256
+    static let tooManyAttributesReason = "an element has more than \(maximumAttributes) attributes"
+
+    /// The line of the first tag with more than `maximumAttributes` `=` signs outside quotes,
+    /// found in one pass that follows quotes, so a quoted `>` does not end the tag.
+    static func firstCrowdedElementLine(_ data: Data) -> Int? {
+        let lessThan = UInt8(ascii: "<"), greaterThan = UInt8(ascii: ">"), equals = UInt8(ascii: "=")
+        let doubleQuote = UInt8(ascii: "\""), singleQuote = UInt8(ascii: "'"), newline = UInt8(ascii: "\n")
+        var line = 1, tagLine = 1, inTag = false, quote: UInt8 = 0, attributes = 0
+        for byte in data {
+            if byte == newline { line += 1 }
+            if quote != 0 {
+                if byte == quote { quote = 0 }
+            } else if !inTag {
+                if byte == lessThan { inTag = true; attributes = 0; tagLine = line }
+            } else if byte == greaterThan {
+                inTag = false
+            } else if byte == doubleQuote || byte == singleQuote {
+                quote = byte
+            } else if byte == equals {
+                attributes += 1
+                if attributes > maximumAttributes { return tagLine }
+            }
+        }
+        return nil
     }
 
     static let tooDeepReason = "elements are nested more than \(HTMLDocumentParser.maximumDepth) deep"

@@ -147,4 +147,29 @@ final class HostileBookTests: XCTestCase {
         XCTAssertEqual(chapter.text, "<p\u{CB}>Black coffee.")
         XCTAssertTrue(chapter.warnings[0].contains("not UTF-8"), chapter.warnings[0])
     }
+
+    /// 100,000 attributes on one element (1 MB): libxml2 compares each with every one before it.
+    /// A content document keeps the element and its text without them; a package document with
+    /// such an element is refused.
+    func testAnElementWithAHundredThousandAttributes() throws {
+        let attributes = (0..<100_000).map { "a\($0)=\"1\"" }.joined(separator: " ")
+        let url = try oneChapterBook(EPUBFixture.xhtml(body: "<p>Before.</p><p \(attributes)>Crowded.</p>"),
+                                     name: "attributes.epub")
+        let chapter = try timed("100,000 attributes on one element") { try BookReader.open(url).loadChapter(0) }
+        XCTAssertEqual(chapter.text, "Before.\n\nCrowded.")
+        XCTAssertTrue(chapter.warnings[0].contains("more than 256 attributes"), chapter.warnings[0])
+
+        let opf = EPUBFixture.opf3(documents: [("c1", "c1.xhtml")], extraMetadata: "<meta \(attributes)/>")
+        let refused = try EPUBFixture(entries: EPUBFixture.standard(opf: "").entries.dropLast())
+            .adding("OEBPS/content.opf", opf, compressed: false)
+            .adding("OEBPS/c1.xhtml", EPUBFixture.xhtml(body: "<p>Hello.</p>"))
+            .write(in: directory.url, name: "crowded-opf.epub")
+        XCTAssertThrowsError(try timed("100,000 attributes in the OPF") { try BookReader.open(refused) }) { error in
+            guard case .brokenXML(_, let path, _, let reason) = error as? BookError else {
+                return XCTFail("expected brokenXML, got \(error)")
+            }
+            XCTAssertEqual(path, "OEBPS/content.opf")
+            XCTAssertEqual(reason, "an element has more than 256 attributes")
+        }
+    }
 }
