@@ -66,6 +66,15 @@ let books: [(String, () throws -> URL)] = [
         try book("label", [("OEBPS/content.opf", opf(documents: ["c1"], nav: true)), ("OEBPS/c1.xhtml", chapter),
                            ("OEBPS/nav.xhtml", xhtml("<nav epub:type=\"toc\"><ol><li><a href=\"c1.xhtml\">\(long)</a></li></ol></nav>"))])
     }),
+    ("2 MB nav label, a reference every 6 bytes", {
+        try book("references", [("OEBPS/content.opf", opf(documents: ["c1"], nav: true)), ("OEBPS/c1.xhtml", chapter),
+                                ("OEBPS/nav.xhtml", xhtml("<nav epub:type=\"toc\"><ol><li><a href=\"c1.xhtml\">"
+                                    + String(repeating: "a&amp;b ", count: 250_000) + "</a></li></ol></nav>"))])
+    }),
+    ("2 MB chapter <title>, a reference every 6 bytes", {
+        try book("chapter-title", [("OEBPS/content.opf", opf(documents: ["c1"], nav: false)), ("OEBPS/c1.xhtml",
+            "<html><head><title>" + String(repeating: "a&amp;b ", count: 250_000) + "</title></head><body><p>Text.</p></body></html>")])
+    }),
     ("50,000 nested nav lists", {
         try book("nav", [("OEBPS/content.opf", opf(documents: ["c1"], nav: true)), ("OEBPS/c1.xhtml", chapter),
                          ("OEBPS/nav.xhtml", xhtml(deepNav))])
