@@ -1,6 +1,6 @@
 import Foundation
 
-/// A content document's bytes as text, for the lenient (HTML) reading: what `XMLParser` refused
+/// A content document's bytes as text, for the lenient (HTML) reading: what the XML parser refused
 /// may still be text in some other encoding, or may be no text at all.
 enum ContentDocumentDecoder {
     /// Why bytes could not be read as text at all, e.g. "binary data (it contains NUL bytes)".

@@ -2,7 +2,7 @@
 
 /// The one place LectorBooks calls C: libxml2's HTML parser, the forgiving reader browsers'
 /// Linux tools use, for content documents that are not well-formed XML. It streams SAX events
-/// (no tree is built, so nothing is walked recursively) to an `HTMLEventHandler`.
+/// (no tree is built, so nothing is walked recursively) to a `MarkupEventHandler`.
 ///
 /// Options: recover, no network, no error output, the document's own charset hints ignored
 /// (the bytes are always UTF-8, decoded by `ContentDocumentDecoder`); never `HTML_PARSE_HUGE`.
@@ -22,7 +22,7 @@ enum HTMLDocumentParser {
         case tooDeep
     }
 
-    static func parse(_ bytes: [UInt8], handler: some HTMLEventHandler) -> Outcome {
+    static func parse(_ bytes: [UInt8], handler: some MarkupEventHandler) -> Outcome {
         _ = initialized
         guard let context = htmlNewParserCtxt() else { return .parsed }
         defer { htmlFreeParserCtxt(context) }
@@ -46,10 +46,10 @@ enum HTMLDocumentParser {
 
     /// What the C callbacks reach through the context's `_private` pointer.
     private final class Session {
-        let handler: any HTMLEventHandler
+        let handler: any MarkupEventHandler
         var tooDeep = false
 
-        init(handler: any HTMLEventHandler) { self.handler = handler }
+        init(handler: any MarkupEventHandler) { self.handler = handler }
 
         static func of(_ context: UnsafeMutableRawPointer?) -> (Session, htmlParserCtxtPtr)? {
             guard let parser = context?.assumingMemoryBound(to: htmlParserCtxt.self),

@@ -29,7 +29,7 @@ struct MarkupElement: Sendable {
     static func parse(_ data: Data, path: String, file: URL, lenient: Bool = false) throws(BookError) -> MarkupElement {
         let builder = MarkupTreeBuilder()
         do throws(BookError) {
-            try XMLDocumentParsing.parse(data, path: path, file: file, delegate: builder)
+            try XMLDocumentParsing.parse(data, path: path, file: file, handler: builder)
         } catch {
             guard lenient, case .brokenXML(_, _, let line, let reason) = error else { throw error }
             let text: String

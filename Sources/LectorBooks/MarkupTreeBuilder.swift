@@ -1,9 +1,6 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
-/// The `XMLParserDelegate` that builds a `MarkupElement` tree: a stack of open elements, each
+/// The handler that builds a `MarkupElement` tree: a stack of open elements, each
 /// appended to its parent when it closes.
 ///
 /// Bounded: an element nested deeper than `HTMLDocumentParser.maximumDepth` stops the parse
@@ -11,41 +8,16 @@ import FoundationXML
 /// is joined once per element, not once per piece.
 ///
 ///     let builder = MarkupTreeBuilder()
-///     try XMLDocumentParsing.parse(data, path: path, file: url, delegate: builder)
+///     try XMLDocumentParsing.parse(data, path: path, file: url, handler: builder)
 ///     builder.root?.name  // "package"
-final class MarkupTreeBuilder: NSObject, XMLErrorRecording, HTMLEventHandler {
+final class MarkupTreeBuilder: MarkupEventHandler {
     private(set) var root: MarkupElement?
-    private(set) var errorLog = XMLErrorLog()
     private(set) var tooDeepAtLine: Int?
     private var open: [MarkupElement] = []
     /// Text since the last tag, added to the open element at the next tag.
     private var pendingText = ""
-    private weak var parser: XMLParser?
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String]) {
-        self.parser = parser
-        startElement(elementName, attributes: attributes, line: parser.lineNumber)
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?) {
-        endElement(elementName, line: parser.lineNumber)
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        characters(string, line: parser.lineNumber)
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
-        if tooDeepAtLine == nil { errorLog.record(parseError, line: parser.lineNumber) }
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        characters(String(decoding: CDATABlock, as: UTF8.self), line: parser.lineNumber)
-    }
-
-    // MARK: Either parser's events (HTMLDocumentParser calls these directly)
+    // MARK: Events from XMLSAXParser or HTMLDocumentParser
 
     var stoppedOnPurpose: Bool { tooDeepAtLine != nil }
 
@@ -53,8 +25,6 @@ final class MarkupTreeBuilder: NSObject, XMLErrorRecording, HTMLEventHandler {
         guard tooDeepAtLine == nil else { return }
         if open.count >= HTMLDocumentParser.maximumDepth {
             tooDeepAtLine = line
-            errorLog.recordTooDeep(line: line)
-            parser?.abortParsing()
             return
         }
         flushText()

@@ -1,12 +1,9 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// Turns one XHTML content document into `DocumentText`: the words a listener should hear, in
 /// order, with block boundaries, anchors and headings.
 ///
-/// The document is read with `XMLParser`; when it is not well-formed XML (a raw `<name@host>`,
+/// The document is read as XML (`XMLSAXParser`); when it is not well-formed XML (a raw `<name@host>`,
 /// a `<b>` closed by `</p>`, an unknown entity, a truncated file), it is read again with
 /// libxml2's HTML parser (`HTMLDocumentParser`), which feeds the same element and text handling
 /// below, and the result carries a `warning`. Only bytes that are not text at all are refused.
@@ -31,7 +28,7 @@ import FoundationXML
 ///
 ///     let text = try XHTMLTextExtractor.extract(data, path: "EPUB/c1.xhtml", file: url, options: .init())
 ///     text.string(in: 0..<text.count)   // "Chapter One.\n\nIt was a dark and stormy night."
-final class XHTMLTextExtractor: NSObject, XMLErrorRecording, HTMLEventHandler {
+final class XHTMLTextExtractor: MarkupEventHandler {
     struct Options: Sendable {
         /// Fragment ids the table of contents points at in this document.
         var targetedIDs: Set<String> = []
@@ -73,11 +70,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, HTMLEventHandler {
     static func extractStrictly(_ data: Data, path: String, file: URL,
                                 options: Options) throws(BookError) -> DocumentText {
         let extractor = XHTMLTextExtractor(options: options)
-        try XMLDocumentParsing.parse(data, path: path, file: file, delegate: extractor,
-                                     stoppedOnPurpose: { extractor.stoppedOnPurpose })
-        if let line = extractor.tooDeepAtLine {
-            throw .brokenXML(file: file, path: path, line: line, reason: XMLDocumentParsing.tooDeepReason)
-        }
+        try XMLDocumentParsing.parse(data, path: path, file: file, handler: extractor)
         return extractor.finished(path: path)
     }
 
@@ -164,9 +157,6 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, HTMLEventHandler {
     /// stops there, since holding a frame per level costs time at every segment.
     private(set) var tooDeepAtLine: Int?
     var stoppedOnPurpose: Bool { stopped || tooDeepAtLine != nil }
-    private(set) var errorLog = XMLErrorLog()
-    /// The XML parser, while one drives this extractor, so `stop()` can abort it.
-    private weak var parser: XMLParser?
     /// The source line of what is being handled, for the source map.
     private var line = 1
 
@@ -174,35 +164,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, HTMLEventHandler {
         self.options = options
     }
 
-    // MARK: XMLParser events
-
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String]) {
-        self.parser = parser
-        line = parser.lineNumber
-        startElement(elementName, attributes: attributes)
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?) {
-        line = parser.lineNumber
-        endElement(elementName)
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        line = parser.lineNumber
-        characters(string)
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
-        if !stoppedOnPurpose { errorLog.record(parseError, line: parser.lineNumber) }
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        self.parser(parser, foundCharacters: String(decoding: CDATABlock, as: UTF8.self))
-    }
-
-    // MARK: HTMLDocumentParser events
+    // MARK: Events from XMLSAXParser or HTMLDocumentParser
 
     func startElement(_ qualifiedName: String, attributes: [String: String], line: Int) {
         self.line = line
@@ -225,7 +187,6 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, HTMLEventHandler {
         guard !stoppedOnPurpose else { return }
         if frames.count > HTMLDocumentParser.maximumDepth {
             tooDeepAtLine = line
-            parser?.abortParsing()
             return
         }
         let name = MarkupElement.localName(elementName).lowercased()
@@ -363,7 +324,6 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, HTMLEventHandler {
 
     private func stop() {
         stopped = true
-        parser?.abortParsing()
     }
 
     private func shouldSkip(_ name: String, _ attributes: [String: String], frame: inout Frame) -> Bool {

@@ -1,74 +1,34 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
-/// Runs `XMLParser` over one document of a book and turns a failure into
+/// Runs `XMLSAXParser` over one document of a book and turns a failure into
 /// `BookError.brokenXML` with the document's path, the line of the first error, and a reason a
 /// person can act on.
 ///
 /// HTML named references (`&nbsp;`) are rewritten as numeric ones first (see `HTMLEntities`).
-/// Namespaces are not processed: element and attribute names arrive qualified (`dc:title`,
-/// `epub:type`) and callers compare local names, which also copes with prefixed OPF files
-/// (`<opf:package>`).
+/// Namespaces are not resolved for the handler: element and attribute names arrive qualified
+/// (`dc:title`, `epub:type`) and callers compare local names, which also copes with prefixed
+/// OPF files (`<opf:package>`).
 ///
-///     try XMLDocumentParsing.parse(data, path: "EPUB/ch1.xhtml", file: url, delegate: extractor)
+///     try XMLDocumentParsing.parse(data, path: "EPUB/ch1.xhtml", file: url, handler: extractor)
 ///     // brokenXML(path: "EPUB/ch1.xhtml", line: 7, reason: "tag name mismatch (an element is closed by the wrong end tag)")
 enum XMLDocumentParsing {
-    static func parse(_ data: Data, path: String, file: URL, delegate: some XMLErrorRecording,
-                      stoppedOnPurpose: () -> Bool = { false }) throws(BookError) {
+    static func parse(_ data: Data, path: String, file: URL, handler: some MarkupEventHandler) throws(BookError) {
         let data = HTMLEntities.numericReferences(in: data)
-        // FoundationXML's XMLParser crashes on some names that are not UTF-8 (found by fuzzing,
-        // `<p\u{CB}>`): such a document never reaches it.
-        if let line = firstInvalidUTF8Line(data) {
-            throw .brokenXML(file: file, path: path, line: line, reason: reason(forCode: 9) + " (not UTF-8, and no other encoding declared)")
-        }
         if let line = firstCrowdedElementLine(data) {
             throw .brokenXML(file: file, path: path, line: line, reason: tooManyAttributesReason)
         }
-        let parser = XMLParser(data: data)
-        parser.shouldProcessNamespaces = false
-        parser.shouldReportNamespacePrefixes = false
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = delegate
-        let succeeded = parser.parse()
-        if stoppedOnPurpose() { return }
-        if let first = delegate.errorLog.first {
+        let result = XMLSAXParser.parse(data, handler: handler)
+        if let line = handler.tooDeepAtLine ?? result.tooDeepAtLine {
+            throw .brokenXML(file: file, path: path, line: max(1, line), reason: tooDeepReason)
+        }
+        if handler.stoppedOnPurpose { return }
+        if let first = result.firstError {
             throw .brokenXML(file: file, path: path, line: max(1, first.line), reason: reason(forCode: first.code))
-        }
-        if !succeeded {
-            let code = (parser.parserError as NSError?)?.code ?? 0
-            throw .brokenXML(file: file, path: path, line: max(1, parser.lineNumber), reason: reason(forCode: code))
-        }
-    }
-
-    /// The line of the first byte that is not UTF-8, unless a byte order mark or the XML
-    /// declaration says the document is in another encoding (libxml2 then converts it).
-    static func firstInvalidUTF8Line(_ data: Data) -> Int? {
-        let bytes = [UInt8](data)
-        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return nil }
-        if bytes.starts(with: Array("<?xml".utf8)) {
-            let declaration = String(decoding: bytes.prefix(200).prefix { $0 != UInt8(ascii: ">") }, as: UTF8.self)
-                .lowercased().replacingOccurrences(of: "'", with: "\"")
-            if declaration.contains("encoding="), !declaration.contains("encoding=\"utf-8\"") { return nil }
-        }
-        var iterator = bytes.makeIterator()
-        var parser = Unicode.UTF8.ForwardParser()
-        var line = 1
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let scalar):
-                if scalar.count == 1, scalar.first == UInt8(ascii: "\n") { line += 1 }
-            case .emptyInput:
-                return nil
-            case .error:
-                return line
-            }
         }
     }
 
     /// libxml2 compares each attribute of an element with every one before it (1 MB of
-    /// attributes on one element: 6 s in XMLParser, 8 s in the HTML parser); no book needs more.
+    /// attributes on one element: 6 s in FoundationXML's XMLParser, 8 s in the HTML parser); no book needs more.
     static let maximumAttributes = 256
     static let tooManyAttributesReason = "an element has more than \(maximumAttributes) attributes"
 
@@ -98,10 +58,9 @@ enum XMLDocumentParsing {
 
     static let tooDeepReason = "elements are nested more than \(HTMLDocumentParser.maximumDepth) deep"
 
-    /// libxml2's error numbers (which `XMLParser` passes through) for the mistakes books make.
+    /// libxml2's error numbers for the mistakes books make.
     static func reason(forCode code: Int) -> String {
         switch code {
-        case XMLErrorLog.tooDeepCode: return tooDeepReason
         case 4: return "the document is empty"
         case 5: return "the document ends too early (unclosed element or truncated file)"
         case 6, 7, 8: return "invalid character reference"
