@@ -58,9 +58,18 @@ let books: [(String, () throws -> URL)] = [
             "<p>Before.</p>" + String(repeating: "<div><span>", count: depth / 2) + "Deep."
                 + String(repeating: "</b>", count: depth / 2)))])
     }),
+    ("200,000 paragraphs 250 <div>s deep", {
+        try book("deep-paragraphs", [("OEBPS/content.opf", opf(documents: ["c1"], nav: false)), ("OEBPS/c1.xhtml", xhtml(
+            String(repeating: "<div>", count: 250) + String(repeating: "<p>x</p>", count: 200_000)
+                + String(repeating: "</div>", count: 250)))])
+    }),
     ("2 MB title + 2 MB creator", {
         try book("title", [("OEBPS/content.opf", opf(title: long, creator: long, documents: ["c1"], nav: false)),
                            ("OEBPS/c1.xhtml", chapter)])
+    }),
+    ("2 MB of \"&amp;lt;\" in a paragraph", {
+        try book("escaped", [("OEBPS/content.opf", opf(documents: ["c1"], nav: false)), ("OEBPS/c1.xhtml", xhtml(
+            "<p>" + String(repeating: "&amp;lt;", count: 250_000) + "</p>"))])
     }),
     ("2 MB nav label", {
         try book("label", [("OEBPS/content.opf", opf(documents: ["c1"], nav: true)), ("OEBPS/c1.xhtml", chapter),
@@ -83,6 +92,20 @@ let books: [(String, () throws -> URL)] = [
         try book("attributes", [("OEBPS/content.opf", opf(documents: ["c1"], nav: false)), ("OEBPS/c1.xhtml", xhtml(
             "<p " + (0..<100_000).map { "a\($0)=\"1\"" }.joined(separator: " ") + ">Crowded.</p>"))])
     }),
+    ("100,000 nav entries into one empty page", {
+        try book("entries-empty", [("OEBPS/content.opf", opf(documents: ["c1", "c2"], nav: true)),
+                                   ("OEBPS/c1.xhtml", xhtml("<div id=\"a\"></div>")), ("OEBPS/c2.xhtml", chapter),
+                                   ("OEBPS/nav.xhtml", xhtml("<nav epub:type=\"toc\"><ol>"
+                                       + (0..<100_000).map { "<li><a href=\"c1.xhtml#a\($0)\">E\($0)</a></li>" }.joined()
+                                       + "<li><a href=\"c2.xhtml\">Last</a></li></ol></nav>"))])
+    }),
+    ("20,000 nav entries into 20,000 anchors of one page", {
+        try book("entries-anchors", [("OEBPS/content.opf", opf(documents: ["c1"], nav: true)),
+                                     ("OEBPS/c1.xhtml", xhtml((0..<20_000).map { "<p id=\"a\($0)\">Part \($0).</p>" }.joined())),
+                                     ("OEBPS/nav.xhtml", xhtml("<nav epub:type=\"toc\"><ol>"
+                                         + (0..<20_000).map { "<li><a href=\"c1.xhtml#a\($0)\">E\($0)</a></li>" }.joined()
+                                         + "</ol></nav>"))])
+    }),
     ("spine of 20,000 documents", {
         let ids = (0..<20_000).map { "d\($0)" }
         return try book("spine", [("OEBPS/content.opf", opf(documents: ids, nav: false))]
@@ -95,8 +118,10 @@ for (name, make) in books where only == nil || name.hasPrefix(only!) {
     let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
     let start = ContinuousClock.now
     var outcome: String
+    var opened = Duration.zero
     do {
         let outline = try BookReader.open(url)
+        opened = ContinuousClock.now - start
         var characters = 0
         for index in outline.chapters.indices { characters += try outline.loadChapter(index).text.count }
         outcome = "opened, \(outline.chapters.count) chapters, \(characters) characters"
@@ -104,7 +129,11 @@ for (name, make) in books where only == nil || name.hasPrefix(only!) {
         outcome = "refused: \(String("\(error)".split(separator: ":").dropFirst().joined(separator: ":").prefix(90)))"
     }
     let seconds = ContinuousClock.now - start
-    print(String(format: "%-52@ %5.1f MB %8.2f s  %@", name as NSString, Double(size) / 1e6,
-                 Double(seconds.components.seconds) + Double(seconds.components.attoseconds) / 1e18, outcome))
+    func s(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+    // Open: the outline (what the daemon's Open costs); all: open and every chapter loaded.
+    print(String(format: "%-52@ %5.1f MB  open %6.2f s  all %6.2f s  %@", name as NSString, Double(size) / 1e6,
+                 s(opened), s(seconds), outcome))
     try? FileManager.default.removeItem(at: url)
 }

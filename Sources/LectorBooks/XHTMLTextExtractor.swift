@@ -123,6 +123,9 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     private struct Frame {
         var name: String
         var pathComponent: String
+        /// "/html/body[1]/…/this", made when a segment first needs it: joining every ancestor
+        /// for every segment cost seconds for paragraphs 250 elements deep.
+        var path: String?
         var childCounts: [String: Int] = [:]
         var isBlock = false
         var skips = false
@@ -143,7 +146,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
 
     private let options: Options
     private var builder = SpeakableTextBuilder()
-    private var frames: [Frame] = [Frame(name: "", pathComponent: "")]
+    private var frames: [Frame] = [Frame(name: "", pathComponent: "", path: "")]
     private var skipDepth = 0
     private var notesAllowedDepth = 0
     private var capture: Capture?
@@ -313,7 +316,16 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         let line = self.line
         guard frames.count > 1 else { return .init(elementPath: nil, line: line) }
         let blockIndex = max(1, frames.lastIndex { $0.isBlock } ?? 1)
-        return .init(elementPath: "/" + frames[1...blockIndex].map(\.pathComponent).joined(separator: "/"), line: line)
+        var known = blockIndex
+        while frames[known].path == nil { known -= 1 }
+        while known < blockIndex {
+            known += 1
+            frames[known].path = frames[known - 1].path! + "/" + frames[known].pathComponent
+        }
+        // Every segment keeps its path: past a few hundred bytes (dozens of levels, only in
+        // hostile documents) it would cost more memory than the text.
+        let path = frames[blockIndex].path!
+        return .init(elementPath: path.utf8.count <= Self.maximumElementPathBytes ? path : nil, line: line)
     }
 
     private func headingOffset(from start: Int) -> Int {
@@ -358,6 +370,8 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         if superscript, core.count <= 4, core.allSatisfy({ "ivx".contains($0) }) { return true }
         return false
     }
+
+    static let maximumElementPathBytes = 512
 
     /// More than a title needs (it is cut to `MarkupElement.maximumFieldLength` characters).
     static let maximumTitleBytes = 64 << 10

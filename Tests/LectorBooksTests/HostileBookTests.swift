@@ -173,4 +173,14 @@ final class HostileBookTests: XCTestCase {
             XCTAssertEqual(reason, "an element has more than 256 attributes")
         }
     }
+
+    /// A book that escaped its brackets twice, 250,000 times: each "&lt;" used to look 2048
+    /// characters ahead for its "&gt;" (42 s in a release build).
+    func testRunsOfDoublyEscapedBracketsReadInOnePass() throws {
+        let url = try oneChapterBook(EPUBFixture.xhtml(body: "<p>" + String(repeating: "&amp;lt;", count: 250_000) + "</p>"),
+                                     name: "escaped.epub")
+        let chapter = try timed("2 MB of &amp;lt;") { try BookReader.open(url).loadChapter(0) }
+        XCTAssertEqual(chapter.text.count, 1_000_000)
+        XCTAssertTrue(chapter.text.hasPrefix("&lt;&lt;"))
+    }
 }
