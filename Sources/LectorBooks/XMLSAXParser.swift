@@ -2,9 +2,10 @@ import Foundation
 @preconcurrency import CLibXML2
 
 /// libxml2's XML parser, streaming SAX2 events to a `MarkupEventHandler` the way FoundationXML's
-/// `XMLParser` did (same library, same options: entities substituted, no network, no DTD
-/// loading, never `XML_PARSE_HUGE`), without what made `XMLParser` unfit for hostile books:
-/// it crashed on a name that is not UTF-8 and leaked a string for every error it reported.
+/// `XMLParser` did (same library; no network, no DTD loading, never `XML_PARSE_HUGE`), without
+/// what made `XMLParser` unfit for hostile books: it crashed on a name that is not UTF-8 and
+/// leaked a string for every error it reported. Internal entities are substituted (`XMLParser`
+/// dropped their text); external ones are never declared, so never read.
 ///
 /// Names arrive qualified as written (`dc:title`, `epub:type`; namespaces are not resolved for
 /// the caller), namespace declarations as `xmlns…` attributes. Parsing stops at the first
@@ -84,6 +85,15 @@ enum XMLSAXParser {
         sax.warning = nil
         sax.error = nil
         sax.fatalError = nil
+        // Only internal entities are declared: an external one (`<!ENTITY x SYSTEM
+        // "file:///home/me/.ssh/id_rsa">`) would be read from disk, since entities are substituted.
+        // Undeclared, a reference to it is an error like any unknown entity.
+        sax.entityDecl = { context, name, type, publicID, systemID, content in
+            guard type == Int32(XML_INTERNAL_GENERAL_ENTITY.rawValue) || type == Int32(XML_INTERNAL_PARAMETER_ENTITY.rawValue)
+            else { return }
+            xmlSAX2EntityDecl(context, name, type, publicID, systemID, content)
+        }
+        sax.unparsedEntityDecl = nil
         sax.startElementNs = { context, local, prefix, _, namespaceCount, namespaces, attributeCount, _, attributes in
             guard let (session, parser) = Session.of(context), !session.handler.stoppedOnPurpose else { return }
             if Int(parser.pointee.nameNr) > HTMLDocumentParser.maximumDepth {

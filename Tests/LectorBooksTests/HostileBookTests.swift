@@ -183,4 +183,24 @@ final class HostileBookTests: XCTestCase {
         XCTAssertEqual(chapter.text.count, 1_000_000)
         XCTAssertTrue(chapter.text.hasPrefix("&lt;&lt;"))
     }
+
+    /// Entities are substituted, so an external one would put a file of the listener's into the
+    /// book's text (and `GetChapterText`). Internal entities read; external ones are never loaded.
+    func testExternalEntitiesAreNeverRead() throws {
+        let secret = try directory.file("secret.txt", "SECRET-FILE-CONTENT")
+        let content = """
+            <?xml version="1.0"?>
+            <!DOCTYPE html [<!ENTITY inner "internal text"><!ENTITY x SYSTEM "\(secret.absoluteString)">
+            <!ENTITY % p SYSTEM "\(secret.absoluteString)">]>
+            <html xmlns="http://www.w3.org/1999/xhtml"><body><p>&inner; and &x; end.</p></body></html>
+            """
+        let chapter = try BookReader.open(try oneChapterBook(content, name: "xxe.epub")).loadChapter(0)
+        XCTAssertFalse(chapter.text.contains("SECRET"), chapter.text)
+        XCTAssertTrue(chapter.text.hasSuffix("and end."), chapter.text)
+
+        let internalOnly = content.replacingOccurrences(of: "&x; ", with: "")
+        let clean = try BookReader.open(try oneChapterBook(internalOnly, name: "entities.epub")).loadChapter(0)
+        XCTAssertEqual(clean.text, "internal text and end.")
+        XCTAssertEqual(clean.warnings, [])
+    }
 }
