@@ -24,6 +24,7 @@ struct EPUBChapterSource: ChapterSource {
     /// chapter (a spine of 20,000 documents took seconds to plan).
     private let chaptersBySpine: [Int: [Int]]
     private let spinesWithChapters: [Int]
+    private let boundaryCache = ChapterBoundaries.Cache()
 
     init(archive: EPUBArchive, readingOrder: [String], chapters: [PlannedChapter],
          extractionOptions: [String: XHTMLTextExtractor.Options], coverLocation: CoverLocation?,
@@ -130,9 +131,9 @@ struct EPUBChapterSource: ChapterSource {
                 continue
             }
             guard let startOffset = startOffset(ofChapter: index, in: document) else { return [] }
-            let others = boundaries(inSpine: spineIndex, document: document, excluding: index)
-            if others.contains(where: { $0.offset == startOffset && $0.index > index }) { return [] }
-            if let end = others.map(\.offset).filter({ $0 > startOffset }).min() {
+            let known = sortedBoundaries(inSpine: spineIndex, document: document)
+            if (known.lastChapterAt[startOffset] ?? -1) > index { return [] }
+            if let end = known.firstOffset(after: startOffset) {
                 return [.init(document: document, range: startOffset..<end)]
             }
             if !document.isComplete {
@@ -161,6 +162,16 @@ struct EPUBChapterSource: ChapterSource {
         (chaptersBySpine[spineIndex] ?? []).compactMap { index in
             guard index != excluded, let offset = startOffset(ofChapter: index, in: document) else { return nil }
             return (index, offset)
+        }
+    }
+
+    /// `boundaries(inSpine:document:excluding: nil)` sorted, for the last document asked about:
+    /// loading every chapter of a document holding thousands was quadratic.
+    private func sortedBoundaries(inSpine spineIndex: Int, document: DocumentText) -> ChapterBoundaries {
+        let key = ChapterBoundaries.Key(spineIndex: spineIndex, count: document.count,
+                                        anchors: document.anchors.count, isComplete: document.isComplete)
+        return boundaryCache.boundaries(for: key) {
+            ChapterBoundaries(boundaries(inSpine: spineIndex, document: document, excluding: nil))
         }
     }
 
@@ -216,5 +227,56 @@ struct EPUBChapterSource: ChapterSource {
     private func image(at path: String, mediaType: String?) throws(BookError) -> BookCover? {
         guard archive.contains(path) else { return nil }
         return BookCover(data: try archive.data(at: path), declaredMediaType: mediaType)
+    }
+}
+
+/// Where the chapters of one document start, sorted: the next start after an offset in
+/// O(log n), and the last chapter starting at each offset.
+struct ChapterBoundaries {
+    struct Key: Equatable {
+        var spineIndex: Int
+        var count: Int
+        var anchors: Int
+        var isComplete: Bool
+    }
+
+    /// The last boundaries made, for one document (chapters are loaded document by document).
+    final class Cache: @unchecked Sendable {
+        private var last: (key: Key, boundaries: ChapterBoundaries)?
+        private let lock = NSLock()
+
+        func boundaries(for key: Key, make: () -> ChapterBoundaries) -> ChapterBoundaries {
+            lock.lock()
+            if let last, last.key == key {
+                lock.unlock()
+                return last.boundaries
+            }
+            lock.unlock()
+            let made = make()
+            lock.lock()
+            last = (key, made)
+            lock.unlock()
+            return made
+        }
+    }
+
+    /// Distinct start offsets, ascending.
+    let offsets: [Int]
+    let lastChapterAt: [Int: Int]
+
+    init(_ boundaries: [(index: Int, offset: Int)]) {
+        var last: [Int: Int] = [:]
+        for boundary in boundaries { last[boundary.offset] = max(last[boundary.offset] ?? -1, boundary.index) }
+        lastChapterAt = last
+        offsets = last.keys.sorted()
+    }
+
+    func firstOffset(after offset: Int) -> Int? {
+        var low = 0, high = offsets.count
+        while low < high {
+            let middle = (low + high) / 2
+            if offsets[middle] <= offset { low = middle + 1 } else { high = middle }
+        }
+        return low < offsets.count ? offsets[low] : nil
     }
 }

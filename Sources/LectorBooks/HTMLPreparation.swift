@@ -289,12 +289,16 @@ extension HTMLPreparation {
                     inName = false
                     position += 1
                     while position < bytes.count, isSpace(bytes[position]) { position += 1 }
-                    if position < bytes.count, bytes[position] == UInt8(ascii: "\"") || bytes[position] == UInt8(ascii: "'") {
-                        let quote = bytes[position]
+                    let quote = position < bytes.count ? bytes[position] : 0
+                    if quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") {
                         position += 1
                         while position < bytes.count, bytes[position] != quote { position += 1 }
                     } else {
-                        while position < bytes.count, !isSpace(bytes[position]), bytes[position] != greaterThan { position += 1 }
+                        // Stops at "<" too: "<p/a=x<p/a=x…" must not scan to the end from every tag.
+                        while position < bytes.count, !isSpace(bytes[position]), bytes[position] != greaterThan,
+                              bytes[position] != lessThan {
+                            position += 1
+                        }
                         continue
                     }
                 } else if !inName {

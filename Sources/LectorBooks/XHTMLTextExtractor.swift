@@ -3,10 +3,10 @@ import Foundation
 /// Turns one XHTML content document into `DocumentText`: the words a listener should hear, in
 /// order, with block boundaries, anchors and headings.
 ///
-/// The document is read as XML (`XMLSAXParser`); when it is not well-formed XML (a raw `<name@host>`,
-/// a `<b>` closed by `</p>`, an unknown entity, a truncated file), it is read again with
-/// libxml2's HTML parser (`HTMLDocumentParser`), which feeds the same element and text handling
-/// below, and the result carries a `warning`. Only bytes that are not text at all are refused.
+/// The document is read as XML (`XMLSAXParser`); when it is not well-formed XML (a raw
+/// `<name@host>`, a `<b>` closed by `</p>`, an unknown entity, a truncated file), it is read
+/// again with libxml2's HTML parser (`HTMLDocumentParser`), which feeds the same element and
+/// text handling below, and the result carries a `warning`. Only bytes that are not text at all are refused.
 /// Elements nested deeper than `HTMLDocumentParser.maximumDepth` are read flat: every word,
 /// without the structure (see `HTMLPreparation`).
 ///
@@ -42,8 +42,9 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         var stopAtAnchor: String?
     }
 
-    /// Parses `data` as XML; when it is not well-formed, reads it again as HTML, which forgives what sloppy books do (a raw `<name@host>`, a `<b>` closed by `</p>`, an
-    /// unknown entity, a truncated file), and says so in `DocumentText.warning`. Only data that
+    /// Parses `data` as XML; when it is not well-formed, reads it again as HTML, which forgives
+    /// what sloppy books do (a raw `<name@host>`, a `<b>` closed by `</p>`, an unknown entity, a
+    /// truncated file), and says so in `DocumentText.warning`. Only data that
     /// is not text at all (NUL bytes, mostly control characters) is still refused as `brokenXML`.
     static func extract(_ data: Data, path: String, file: URL, options: Options) throws(BookError) -> DocumentText {
         do throws(BookError) {
@@ -59,9 +60,12 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             let (lenient, flattened) = readLeniently(text, path: path, options: options,
                                                      knownTooDeep: reason == XMLDocumentParsing.tooDeepReason)
             var document = lenient
-            document.warning = "\(path) is not well-formed XML at line \(line) (\(reason)); read leniently as HTML"
-                + (flattened ? " without its structure"
-                    + (reason == XMLDocumentParsing.tooDeepReason ? "" : " (\(XMLDocumentParsing.tooDeepReason))") : "")
+            var warning = "\(path) is not well-formed XML at line \(line) (\(reason)); read leniently as HTML"
+            if flattened {
+                warning += " without its structure"
+                if reason != XMLDocumentParsing.tooDeepReason { warning += " (\(XMLDocumentParsing.tooDeepReason))" }
+            }
+            document.warning = warning
             return document
         }
     }

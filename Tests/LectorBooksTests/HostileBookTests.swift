@@ -203,4 +203,23 @@ final class HostileBookTests: XCTestCase {
         XCTAssertEqual(clean.text, "internal text and end.")
         XCTAssertEqual(clean.warnings, [])
     }
+
+    /// 10,000 chapters in one document: each chapter's end was found by looking at every other
+    /// chapter start, so reading them all was quadratic (30 s for 20,000 in a release build).
+    func testTenThousandChaptersInOneDocumentAllLoad() throws {
+        let count = 10_000
+        let nav = "<nav epub:type=\"toc\"><ol>"
+            + (0..<count).map { "<li><a href=\"c1.xhtml#a\($0)\">Entry \($0)</a></li>" }.joined() + "</ol></nav>"
+        let opf = EPUBFixture.opf3(
+            documents: [("c1", "c1.xhtml")],
+            extraManifest: #"<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>"#)
+        let url = try EPUBFixture.standard(opf: opf)
+            .adding("OEBPS/nav.xhtml", EPUBFixture.xhtml(body: nav))
+            .adding("OEBPS/c1.xhtml", EPUBFixture.xhtml(body: (0..<count).map { "<p id=\"a\($0)\">Part \($0).</p>" }.joined()))
+            .write(in: directory.url, name: "many-chapters.epub")
+        let book = try timed("10,000 chapters in one document, all loaded") { try Book.load(url) }
+        XCTAssertEqual(book.chapters.count, count)
+        XCTAssertEqual(book.chapters.last?.text, "Part \(count - 1).")
+        XCTAssertEqual(book.chapters.last?.title, "Entry \(count - 1)")
+    }
 }
