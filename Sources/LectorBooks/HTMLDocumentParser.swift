@@ -24,7 +24,7 @@ enum HTMLDocumentParser {
 
     static func parse(_ bytes: [UInt8], handler: some MarkupEventHandler) -> Outcome {
         _ = initialized
-        guard let context = htmlNewParserCtxt() else { return .parsed }
+        guard !bytes.isEmpty, let context = htmlNewParserCtxt() else { return .parsed }
         defer { htmlFreeParserCtxt(context) }
         let session = Session(handler: handler)
         context.pointee.sax.pointee = saxHandler
@@ -33,8 +33,8 @@ enum HTMLDocumentParser {
             | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_IGNORE_ENC.rawValue)
         let document = withExtendedLifetime(session) {
             bytes.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(1, buffer.count)) {
-                    htmlCtxtReadMemory(context, $0, Int32(buffer.count), nil, "UTF-8", options)
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    htmlCtxtReadMemory(context, $0, Int32(clamping: buffer.count), nil, "UTF-8", options)
                 }
             }
         }

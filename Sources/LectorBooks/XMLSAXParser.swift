@@ -21,6 +21,8 @@ enum XMLSAXParser {
 
     static func parse(_ data: Data, handler: some MarkupEventHandler) -> Result {
         _ = initialized
+        // 4: libxml2's "the document is empty"; 2: out of memory.
+        guard !data.isEmpty else { return Result(firstError: (4, 1)) }
         guard let context = xmlNewParserCtxt() else { return Result(firstError: (2, 1)) }
         defer { xmlFreeParserCtxt(context) }
         let session = Session(handler: handler)
@@ -29,8 +31,8 @@ enum XMLSAXParser {
         let options = Int32(XML_PARSE_NOENT.rawValue | XML_PARSE_NONET.rawValue)
         let document = withExtendedLifetime(session) {
             data.withUnsafeBytes { buffer in
-                let base = buffer.bindMemory(to: CChar.self).baseAddress ?? UnsafePointer(bitPattern: 1)!
-                return xmlCtxtReadMemory(context, base, Int32(clamping: buffer.count), nil, nil, options)
+                xmlCtxtReadMemory(context, buffer.bindMemory(to: CChar.self).baseAddress, Int32(clamping: buffer.count),
+                                  nil, nil, options)
             }
         }
         // The default SAX2 document start made a document node (it holds the internal DTD's entities).
