@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng",
                        providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0",
+                       providers: [.apt(["libxml2-dev"])]),
         .target(name: "CBusVtable", dependencies: ["CSystemd"]),
         .target(name: "CPulseLoop", dependencies: ["CSystemd", "CPulse"]),
         .target(name: "CMainQueue"),
@@ -39,9 +41,10 @@ let package = Package(
         // The bus vocabulary shared by the daemon, the CLI and the tests: names, paths, errors, option keys.
         .target(name: "LectorInterface"),
         .target(name: "LectorCore", dependencies: ["LectorInterface"]),
-        // Books: EPUB 2/3 and plain text to chapters of speakable text. Swift only (its zip
-        // reader is a Swift package), so it is tested fast and alone like LectorCore.
-        .target(name: "LectorBooks", dependencies: ["LectorCore", "ZIPFoundation"]),
+        // Books: EPUB 2/3 and plain text to chapters of speakable text. Swift (its zip reader is
+        // a Swift package) but for libxml2's parsers behind two files, XMLSAXParser and
+        // HTMLDocumentParser; tested fast and alone like LectorCore.
+        .target(name: "LectorBooks", dependencies: ["LectorCore", "ZIPFoundation", "CLibXML2"]),
 
         // Audio policy: route changes, calls, ducking bookkeeping, over snapshots of the sound server.
         .target(name: "LectorPolicy"),

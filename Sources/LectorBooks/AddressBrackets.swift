@@ -69,8 +69,11 @@ enum AddressBrackets {
             }
             let opener = escaped ? escapedOpen.count : 1
             var end = index + opener
+            // Stops at the next opener too, so runs of "&lt;" cost one pass, not 2048 steps each.
             while end < scalars.count, end - index <= 2048, scalars[end] != ">", scalars[end] != "<",
-                  !scalars[end].properties.isWhitespace, !(escaped && matches(escapedClose, in: scalars, at: end)) {
+                  !scalars[end].properties.isWhitespace,
+                  !(escaped && (matches(escapedClose, in: scalars, at: end)
+                                || matches(escapedOpen, in: scalars, at: end))) {
                 end += 1
             }
             let closer = escaped ? escapedClose.count : 1

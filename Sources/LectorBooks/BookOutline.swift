@@ -81,7 +81,8 @@ public struct BookOutline: Sendable {
         }
         guard loaded.contains(where: { !$0.sourceMap.isEmpty }) else { throw .emptyBook(file: sourceURL) }
         var allWarnings = warnings
-        for warning in loaded.flatMap(\.warnings) where !allWarnings.contains(warning) { allWarnings.append(warning) }
+        var seen = Set(allWarnings)
+        for warning in loaded.flatMap(\.warnings) where seen.insert(warning).inserted { allWarnings.append(warning) }
         return Book(identity: identity, title: title, authors: authors, language: language, cover: try loadCover(),
                     chapters: loaded, format: format, textEncoding: textEncoding, sourceURL: sourceURL,
                     warnings: allWarnings)

@@ -18,7 +18,7 @@ struct DocumentText: Sendable {
     /// False when parsing stopped early, at an anchor (see `XHTMLTextExtractor.Options.stopAtAnchor`):
     /// the text is then a prefix of the whole document's, identical as far as it goes.
     var isComplete = true
-    /// Set when the document was not well-formed XML and was read by `TagSoupParser` instead:
+    /// Set when the document was not well-formed XML and was read as HTML (`HTMLDocumentParser`) instead:
     /// what was wrong, for the listener's log, e.g. "OEBPS/metadata.xhtml is not well-formed XML
     /// at line 17 (…); read leniently as HTML".
     var warning: String?

@@ -19,6 +19,12 @@ struct EPUBChapterSource: ChapterSource {
     /// Warnings of every document parsed so far (opening reports them).
     let warnings: WarningLog
     private let cache: DocumentCache
+    /// Chapter indexes by the spine document they start in, ascending, and the spine documents
+    /// any chapter starts in, ascending: lookups that were scans of every chapter, for every
+    /// chapter (a spine of 20,000 documents took seconds to plan).
+    private let chaptersBySpine: [Int: [Int]]
+    private let spinesWithChapters: [Int]
+    private let boundaryCache = ChapterBoundaries.Cache()
 
     init(archive: EPUBArchive, readingOrder: [String], chapters: [PlannedChapter],
          extractionOptions: [String: XHTMLTextExtractor.Options], coverLocation: CoverLocation?,
@@ -31,6 +37,31 @@ struct EPUBChapterSource: ChapterSource {
         self.manifest = manifest
         self.cache = cache
         self.warnings = warnings
+        var bySpine: [Int: [Int]] = [:]
+        for (index, chapter) in chapters.enumerated() { bySpine[chapter.start.spineIndex, default: []].append(index) }
+        chaptersBySpine = bySpine
+        spinesWithChapters = bySpine.keys.sorted()
+    }
+
+    /// The first spine document after `spineIndex` that a chapter starts in.
+    private func nextSpineWithChapter(after spineIndex: Int) -> Int? {
+        var low = 0, high = spinesWithChapters.count
+        while low < high {
+            let middle = (low + high) / 2
+            if spinesWithChapters[middle] <= spineIndex { low = middle + 1 } else { high = middle }
+        }
+        return low < spinesWithChapters.count ? spinesWithChapters[low] : nil
+    }
+
+    /// Chapters starting in `spineIndex` listed after `index`.
+    private func chapters(inSpine spineIndex: Int, after index: Int) -> ArraySlice<Int> {
+        let here = chaptersBySpine[spineIndex] ?? []
+        var low = 0, high = here.count
+        while low < high {
+            let middle = (low + high) / 2
+            if here[middle] <= index { low = middle + 1 } else { high = middle }
+        }
+        return here[low...]
     }
 
     /// The same archive, documents and cache with a different chapter list (used while opening,
@@ -91,7 +122,8 @@ struct EPUBChapterSource: ChapterSource {
     /// document, and an empty chapter otherwise.
     func pieces(ofChapter index: Int) throws(BookError) -> [ChapterTextAssembler.Piece] {
         let spineIndex = chapters[index].start.spineIndex
-        let nextHere = chapters[(index + 1)...].first { $0.start.spineIndex == spineIndex && $0.start.fragment != nil }
+        let nextHere = chapters(inSpine: spineIndex, after: index).lazy.map { chapters[$0] }
+            .first { $0.start.fragment != nil }
         var document = try document(at: spineIndex, through: nextHere?.start.fragment)
         while true {
             if let fragment = chapters[index].start.fragment, document.anchors[fragment] == nil, !document.isComplete {
@@ -99,16 +131,16 @@ struct EPUBChapterSource: ChapterSource {
                 continue
             }
             guard let startOffset = startOffset(ofChapter: index, in: document) else { return [] }
-            let others = boundaries(inSpine: spineIndex, document: document, excluding: index)
-            if others.contains(where: { $0.offset == startOffset && $0.index > index }) { return [] }
-            if let end = others.map(\.offset).filter({ $0 > startOffset }).min() {
+            let known = sortedBoundaries(inSpine: spineIndex, document: document)
+            if (known.lastChapterAt[startOffset] ?? -1) > index { return [] }
+            if let end = known.firstOffset(after: startOffset) {
                 return [.init(document: document, range: startOffset..<end)]
             }
             if !document.isComplete {
                 document = try self.document(at: spineIndex)
                 continue
             }
-            let nextDocument = chapters.lazy.map(\.start.spineIndex).filter { $0 > spineIndex }.min()
+            let nextDocument = nextSpineWithChapter(after: spineIndex)
             return try pieces(from: (spineIndex, startOffset), beforeChaptersIn: nextDocument)
         }
     }
@@ -120,23 +152,32 @@ struct EPUBChapterSource: ChapterSource {
         guard let fragment = start.fragment else { return 0 }
         if let offset = document.anchors[fragment] { return offset }
         guard document.isComplete else { return nil }
-        let firstInDocument = !chapters[..<index].contains { $0.start.spineIndex == start.spineIndex }
+        let firstInDocument = chaptersBySpine[start.spineIndex]?.first == index
         return firstInDocument ? 0 : nil
     }
 
     /// The known start offsets of the chapters in one document, other than `excluded`.
     private func boundaries(inSpine spineIndex: Int, document: DocumentText,
                             excluding excluded: Int?) -> [(index: Int, offset: Int)] {
-        chapters.indices.compactMap { index in
-            guard index != excluded, chapters[index].start.spineIndex == spineIndex,
-                  let offset = startOffset(ofChapter: index, in: document) else { return nil }
+        (chaptersBySpine[spineIndex] ?? []).compactMap { index in
+            guard index != excluded, let offset = startOffset(ofChapter: index, in: document) else { return nil }
             return (index, offset)
+        }
+    }
+
+    /// `boundaries(inSpine:document:excluding: nil)` sorted, for the last document asked about:
+    /// loading every chapter of a document holding thousands was quadratic.
+    private func sortedBoundaries(inSpine spineIndex: Int, document: DocumentText) -> ChapterBoundaries {
+        let key = ChapterBoundaries.Key(spineIndex: spineIndex, count: document.count,
+                                        anchors: document.anchors.count, isComplete: document.isComplete)
+        return boundaryCache.boundaries(for: key) {
+            ChapterBoundaries(boundaries(inSpine: spineIndex, document: document, excluding: nil))
         }
     }
 
     /// The chapter starting at `offset` in a document (the last listed, if several do).
     func chapterIndex(startingAt offset: Int, inSpine spineIndex: Int) throws(BookError) -> Int? {
-        let firstAnchor = chapters.first { $0.start.spineIndex == spineIndex }?.start.fragment
+        let firstAnchor = chaptersBySpine[spineIndex]?.first.flatMap { chapters[$0].start.fragment }
         let document = try document(at: spineIndex, through: firstAnchor)
         return boundaries(inSpine: spineIndex, document: document, excluding: nil).last { $0.offset == offset }?.index
     }
@@ -154,7 +195,7 @@ struct EPUBChapterSource: ChapterSource {
                 if lower < document.count { pieces.append(.init(document: document, range: lower..<document.count)) }
             }
         }
-        guard let nextDocument, let first = chapters.firstIndex(where: { $0.start.spineIndex == nextDocument }),
+        guard let nextDocument, let first = chaptersBySpine[nextDocument]?.first,
               let anchor = chapters[first].start.fragment else { return pieces }
         let document = try document(at: nextDocument, through: anchor)
         let upper = boundaries(inSpine: nextDocument, document: document, excluding: nil).map(\.offset).min() ?? 0
@@ -186,5 +227,56 @@ struct EPUBChapterSource: ChapterSource {
     private func image(at path: String, mediaType: String?) throws(BookError) -> BookCover? {
         guard archive.contains(path) else { return nil }
         return BookCover(data: try archive.data(at: path), declaredMediaType: mediaType)
+    }
+}
+
+/// Where the chapters of one document start, sorted: the next start after an offset in
+/// O(log n), and the last chapter starting at each offset.
+struct ChapterBoundaries {
+    struct Key: Equatable {
+        var spineIndex: Int
+        var count: Int
+        var anchors: Int
+        var isComplete: Bool
+    }
+
+    /// The last boundaries made, for one document (chapters are loaded document by document).
+    final class Cache: @unchecked Sendable {
+        private var last: (key: Key, boundaries: ChapterBoundaries)?
+        private let lock = NSLock()
+
+        func boundaries(for key: Key, make: () -> ChapterBoundaries) -> ChapterBoundaries {
+            lock.lock()
+            if let last, last.key == key {
+                lock.unlock()
+                return last.boundaries
+            }
+            lock.unlock()
+            let made = make()
+            lock.lock()
+            last = (key, made)
+            lock.unlock()
+            return made
+        }
+    }
+
+    /// Distinct start offsets, ascending.
+    let offsets: [Int]
+    let lastChapterAt: [Int: Int]
+
+    init(_ boundaries: [(index: Int, offset: Int)]) {
+        var last: [Int: Int] = [:]
+        for boundary in boundaries { last[boundary.offset] = max(last[boundary.offset] ?? -1, boundary.index) }
+        lastChapterAt = last
+        offsets = last.keys.sorted()
+    }
+
+    func firstOffset(after offset: Int) -> Int? {
+        var low = 0, high = offsets.count
+        while low < high {
+            let middle = (low + high) / 2
+            if offsets[middle] <= offset { low = middle + 1 } else { high = middle }
+        }
+        return low < offsets.count ? offsets[low] : nil
     }
 }

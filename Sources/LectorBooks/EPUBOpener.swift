@@ -106,14 +106,18 @@ enum EPUBOpener {
     /// Linear spine documents that hold XHTML, in order, each once, without the navigation document.
     private static func readingOrder(_ package: PackageDocument, excluding navigationPath: String?,
                                      archive: EPUBArchive) throws(BookError) -> [String] {
+        // Dictionaries, not searches: a spine may list tens of thousands of items.
+        let items = Dictionary(package.manifest.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var order: [String] = []
+        var seen: Set<String> = []
         for itemref in package.spine where itemref.isLinear {
-            guard let item = package.item(id: itemref.idref), let path = item.path,
-                  path != navigationPath, !order.contains(path) else { continue }
+            guard let item = items[itemref.idref], let path = item.path,
+                  path != navigationPath, !seen.contains(path) else { continue }
             let looksLikeXHTML = item.isXHTML || [".xhtml", ".html", ".htm"].contains { path.lowercased().hasSuffix($0) }
             guard looksLikeXHTML else { continue }
             guard archive.contains(path) else { throw .missingResource(file: archive.file, path: path) }
             order.append(path)
+            seen.insert(path)
         }
         return order
     }
@@ -163,15 +167,17 @@ enum EPUBOpener {
             return left != right ? left < right : lhs.offset < rhs.offset
         }.map(\.element)
         var chapters: [PlannedChapter] = []
+        var indexes: [ChapterStart: Int] = [:]
         for entry in ordered {
             let start = ChapterStart(spineIndex: spineIndexes[entry.path] ?? 0, fragment: entry.fragment)
-            if let existing = chapters.firstIndex(where: { $0.start == start }) {
+            if let existing = indexes[start] {
                 if !entry.title.isEmpty {
                     let joined = chapters[existing].title.isEmpty ? entry.title : chapters[existing].title + " — " + entry.title
-                    chapters[existing].title = joined
+                    chapters[existing].title = MarkupElement.capped(joined)
                 }
                 continue
             }
+            indexes[start] = chapters.count
             chapters.append(PlannedChapter(title: entry.title, depth: entry.depth, start: start))
         }
         for index in chapters.indices where chapters[index].title.isEmpty {

@@ -3,7 +3,7 @@ import Foundation
 /// The HTML named character references XHTML books use without declaring them.
 ///
 /// XML knows only `&amp; &lt; &gt; &quot; &apos;`; an XHTML 1.1 book may still write `&nbsp;` or
-/// `&mdash;` because its DTD declares them, but no parser here reads DTDs, so `XMLParser` would
+/// `&mdash;` because its DTD declares them, but no parser here reads DTDs, so the XML parser would
 /// stop at the first one. Before parsing, every such reference is rewritten as the numeric
 /// reference it stands for; unknown names are left alone, so they still fail as broken XML:
 ///

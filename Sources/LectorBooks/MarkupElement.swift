@@ -23,23 +23,28 @@ struct MarkupElement: Sendable {
     }
 
     /// `lenient` is for content documents only (a cover page): when the XML is not well-formed,
-    /// the tree is built by `TagSoupParser` instead. The documents that describe the book stay
-    /// strict.
+    /// the tree is built by libxml2's HTML parser instead, flat when it nests too deep. The
+    /// documents that describe the book stay strict, and are refused when they nest deeper than
+    /// `HTMLDocumentParser.maximumDepth`.
     static func parse(_ data: Data, path: String, file: URL, lenient: Bool = false) throws(BookError) -> MarkupElement {
         let builder = MarkupTreeBuilder()
         do throws(BookError) {
-            try XMLDocumentParsing.parse(data, path: path, file: file, delegate: builder)
+            try XMLDocumentParsing.parse(data, path: path, file: file, handler: builder)
         } catch {
             guard lenient, case .brokenXML(_, _, let line, let reason) = error else { throw error }
             let text: String
-            do throws(TagSoupParser.NotText) {
-                text = try TagSoupParser.decode(data)
+            do throws(ContentDocumentDecoder.NotText) {
+                text = try ContentDocumentDecoder.decode(data)
             } catch {
                 throw .brokenXML(file: file, path: path, line: line, reason: "not a text document: \(error.detected)")
             }
-            let soup = MarkupTreeBuilder()
-            TagSoupParser.parse(text, handler: soup)
-            guard let root = soup.root else { throw .brokenXML(file: file, path: path, line: line, reason: reason) }
+            var html = MarkupTreeBuilder()
+            if HTMLDocumentParser.parse(HTMLPreparation.prepared(text), handler: html) == .tooDeep
+                || html.tooDeepAtLine != nil {
+                html = MarkupTreeBuilder()
+                _ = HTMLDocumentParser.parse(HTMLPreparation.prepared(text, flat: true), handler: html)
+            }
+            guard let root = html.root else { throw .brokenXML(file: file, path: path, line: line, reason: reason) }
             return root
         }
         guard let root = builder.root else {
@@ -87,28 +92,59 @@ struct MarkupElement: Sendable {
     /// Depth-first, document order, including self.
     func descendants(_ name: String) -> [MarkupElement] {
         var found: [MarkupElement] = []
-        collect(name, into: &found)
+        var pending = [self]
+        while let element = pending.popLast() {
+            if element.name == name { found.append(element) }
+            pending.append(contentsOf: element.elements.reversed())
+        }
         return found
     }
 
-    private func collect(_ name: String, into found: inout [MarkupElement]) {
-        if self.name == name { found.append(self) }
-        for element in elements { element.collect(name, into: &found) }
+    /// Longest metadata text kept (a title, an author, a table-of-contents label): more is cut
+    /// with an ellipsis, so a megabyte-long title costs nothing downstream.
+    static let maximumFieldLength = 1000
+
+    static func capped(_ text: String) -> String {
+        guard text.utf8.count > maximumFieldLength else { return text }
+        var characters = 0
+        var end = text.startIndex
+        while end < text.endIndex, characters < maximumFieldLength {
+            text.formIndex(after: &end)
+            characters += 1
+        }
+        return end == text.endIndex ? text : String(text[..<end].dropLast()) + "…"
     }
 
-    /// All text inside, in order, whitespace collapsed and trimmed.
+    /// All text inside, in order, whitespace collapsed and trimmed, cut at
+    /// `maximumFieldLength` characters.
     var textContent: String {
-        var raw = ""
-        appendText(to: &raw)
-        return raw.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-    }
-
-    private func appendText(to raw: inout String) {
-        for item in content {
+        var result = ""
+        var characters = 0
+        var pendingSpace = false
+        var pending: [MarkupContent] = content.reversed()
+        while let item = pending.popLast() {
             switch item {
-            case .text(let text): raw += text
-            case .element(let element): element.appendText(to: &raw)
+            case .element(let element):
+                pending.append(contentsOf: element.content.reversed())
+            case .text(let text):
+                for character in text {
+                    if character.isWhitespace {
+                        pendingSpace = !result.isEmpty
+                        continue
+                    }
+                    if characters >= Self.maximumFieldLength {
+                        return String(result.dropLast()) + "…"
+                    }
+                    if pendingSpace {
+                        result.append(" ")
+                        characters += 1
+                        pendingSpace = false
+                    }
+                    result.append(character)
+                    characters += 1
+                }
             }
         }
+        return result
     }
 }

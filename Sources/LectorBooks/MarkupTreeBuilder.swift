@@ -1,50 +1,39 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
-/// The `XMLParserDelegate` that builds a `MarkupElement` tree: a stack of open elements, each
+/// The handler that builds a `MarkupElement` tree: a stack of open elements, each
 /// appended to its parent when it closes.
 ///
+/// Bounded: an element nested deeper than `HTMLDocumentParser.maximumDepth` stops the parse
+/// (`tooDeepAtLine`), since the tree is later walked recursively; text arriving in many pieces
+/// is joined once per element, not once per piece.
+///
 ///     let builder = MarkupTreeBuilder()
-///     try XMLDocumentParsing.parse(data, path: path, file: url, delegate: builder)
+///     try XMLDocumentParsing.parse(data, path: path, file: url, handler: builder)
 ///     builder.root?.name  // "package"
-final class MarkupTreeBuilder: NSObject, XMLErrorRecording, TagSoupHandler {
+final class MarkupTreeBuilder: MarkupEventHandler {
     private(set) var root: MarkupElement?
-    private(set) var errorLog = XMLErrorLog()
+    private(set) var tooDeepAtLine: Int?
     private var open: [MarkupElement] = []
+    /// Text since the last tag, added to the open element at the next tag.
+    private var pendingText = ""
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String]) {
-        startElement(elementName, attributes: attributes, line: parser.lineNumber)
-    }
+    // MARK: Events from XMLSAXParser or HTMLDocumentParser
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?) {
-        endElement(elementName, line: parser.lineNumber)
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        characters(string, line: parser.lineNumber)
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
-        errorLog.record(parseError, line: parser.lineNumber)
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        characters(String(decoding: CDATABlock, as: UTF8.self), line: parser.lineNumber)
-    }
-
-    // MARK: Either parser's events (TagSoupParser calls these directly)
-
-    var stoppedOnPurpose: Bool { false }
+    var stoppedOnPurpose: Bool { tooDeepAtLine != nil }
 
     func startElement(_ qualifiedName: String, attributes: [String: String], line: Int) {
+        guard tooDeepAtLine == nil else { return }
+        if open.count >= HTMLDocumentParser.maximumDepth {
+            tooDeepAtLine = line
+            return
+        }
+        flushText()
         open.append(MarkupElement(qualifiedName: qualifiedName, attributes: attributes, content: [], line: line))
     }
 
     func endElement(_ qualifiedName: String, line: Int) {
+        guard tooDeepAtLine == nil else { return }
+        flushText()
         guard let element = open.popLast() else { return }
         if open.isEmpty {
             root = element
@@ -54,11 +43,13 @@ final class MarkupTreeBuilder: NSObject, XMLErrorRecording, TagSoupHandler {
     }
 
     func characters(_ string: String, line: Int) {
-        guard !open.isEmpty else { return }
-        if case .text(let previous)? = open[open.count - 1].content.last {
-            open[open.count - 1].content[open[open.count - 1].content.count - 1] = .text(previous + string)
-        } else {
-            open[open.count - 1].content.append(.text(string))
-        }
+        guard tooDeepAtLine == nil, !open.isEmpty else { return }
+        pendingText += string
+    }
+
+    private func flushText() {
+        guard !pendingText.isEmpty else { return }
+        if !open.isEmpty { open[open.count - 1].content.append(.text(pendingText)) }
+        pendingText = ""
     }
 }

@@ -17,7 +17,8 @@ public struct SourceSpan: Sendable, Equatable {
     /// The nearest element `id` at or before the span's start, e.g. `ch1`; nil if none precedes it.
     public var anchor: String?
     /// The innermost block element holding the span, XPath-like with 1-based indexes among
-    /// same-named siblings: `/html/body/section[2]/div[1]/div[3]`. Nil for plain text.
+    /// same-named siblings: `/html/body/section[2]/div[1]/div[3]`. Nil for plain text, and for an
+    /// element nested so deep its path would be over 512 bytes (only hostile books do that).
     public var elementPath: String?
     /// Unicode scalar offset of the span's first character in the document's speakable text.
     public var documentOffset: Int

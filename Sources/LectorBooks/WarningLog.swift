@@ -8,13 +8,15 @@ import Foundation
 ///     log.all   // that line, however often the document is parsed again
 final class WarningLog: @unchecked Sendable {
     private var warnings: [String] = []
+    /// The same, to check in O(1): a book may have thousands of sloppy documents.
+    private var seen: Set<String> = []
     private let lock = NSLock()
 
     func record(_ warning: String?) {
         guard let warning else { return }
         lock.lock()
         defer { lock.unlock() }
-        if !warnings.contains(warning) { warnings.append(warning) }
+        if seen.insert(warning).inserted { warnings.append(warning) }
     }
 
     var all: [String] {

@@ -1,15 +1,14 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// Turns one XHTML content document into `DocumentText`: the words a listener should hear, in
 /// order, with block boundaries, anchors and headings.
 ///
-/// The document is read with `XMLParser`; when it is not well-formed XML (a raw `<name@host>`,
-/// a `<b>` closed by `</p>`, an unknown entity, a truncated file), it is read again with
-/// `TagSoupParser`, which feeds the same element and text handling below, and the result
-/// carries a `warning`. Only bytes that are not text at all are refused.
+/// The document is read as XML (`XMLSAXParser`); when it is not well-formed XML (a raw
+/// `<name@host>`, a `<b>` closed by `</p>`, an unknown entity, a truncated file), it is read
+/// again with libxml2's HTML parser (`HTMLDocumentParser`), which feeds the same element and
+/// text handling below, and the result carries a `warning`. Only bytes that are not text at all are refused.
+/// Elements nested deeper than `HTMLDocumentParser.maximumDepth` are read flat: every word,
+/// without the structure (see `HTMLPreparation`).
 ///
 /// What is read and what is not:
 /// - Block elements (`p`, `div`, `h1`…`h6`, `li`, `blockquote`, `tr`, `section`, `dt`/`dd`,
@@ -29,7 +28,7 @@ import FoundationXML
 ///
 ///     let text = try XHTMLTextExtractor.extract(data, path: "EPUB/c1.xhtml", file: url, options: .init())
 ///     text.string(in: 0..<text.count)   // "Chapter One.\n\nIt was a dark and stormy night."
-final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
+final class XHTMLTextExtractor: MarkupEventHandler {
     struct Options: Sendable {
         /// Fragment ids the table of contents points at in this document.
         var targetedIDs: Set<String> = []
@@ -43,9 +42,9 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
         var stopAtAnchor: String?
     }
 
-    /// Parses `data` as XML; when it is not well-formed, reads it again with `TagSoupParser`,
-    /// which forgives what sloppy books do (a raw `<name@host>`, a `<b>` closed by `</p>`, an
-    /// unknown entity, a truncated file), and says so in `DocumentText.warning`. Only data that
+    /// Parses `data` as XML; when it is not well-formed, reads it again as HTML, which forgives
+    /// what sloppy books do (a raw `<name@host>`, a `<b>` closed by `</p>`, an unknown entity, a
+    /// truncated file), and says so in `DocumentText.warning`. Only data that
     /// is not text at all (NUL bytes, mostly control characters) is still refused as `brokenXML`.
     static func extract(_ data: Data, path: String, file: URL, options: Options) throws(BookError) -> DocumentText {
         do throws(BookError) {
@@ -53,13 +52,20 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
         } catch {
             guard case .brokenXML(_, _, let line, let reason) = error else { throw error }
             let text: String
-            do throws(TagSoupParser.NotText) {
-                text = try TagSoupParser.decode(data)
+            do throws(ContentDocumentDecoder.NotText) {
+                text = try ContentDocumentDecoder.decode(data)
             } catch {
                 throw .brokenXML(file: file, path: path, line: line, reason: "not a text document: \(error.detected)")
             }
-            var document = extractLeniently(text, path: path, options: options)
-            document.warning = "\(path) is not well-formed XML at line \(line) (\(reason)); read leniently as HTML"
+            let (lenient, flattened) = readLeniently(text, path: path, options: options,
+                                                     knownTooDeep: reason == XMLDocumentParsing.tooDeepReason)
+            var document = lenient
+            var warning = "\(path) is not well-formed XML at line \(line) (\(reason)); read leniently as HTML"
+            if flattened {
+                warning += " without its structure"
+                if reason != XMLDocumentParsing.tooDeepReason { warning += " (\(XMLDocumentParsing.tooDeepReason))" }
+            }
+            document.warning = warning
             return document
         }
     }
@@ -68,25 +74,37 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
     static func extractStrictly(_ data: Data, path: String, file: URL,
                                 options: Options) throws(BookError) -> DocumentText {
         let extractor = XHTMLTextExtractor(options: options)
-        try XMLDocumentParsing.parse(data, path: path, file: file, delegate: extractor,
-                                     stoppedOnPurpose: { extractor.stoppedOnPurpose })
+        try XMLDocumentParsing.parse(data, path: path, file: file, handler: extractor)
         return extractor.finished(path: path)
     }
 
-    /// The tag-soup reading alone, of already decoded text; the same rules, so a well-formed
+    /// The HTML reading alone, of already decoded text; the same rules, so a well-formed
     /// document reads the same either way.
     static func extractLeniently(_ text: String, path: String, options: Options) -> DocumentText {
-        let extractor = XHTMLTextExtractor(options: options)
-        TagSoupParser.parse(text, handler: extractor)
-        return extractor.finished(path: path)
+        readLeniently(text, path: path, options: options).document
+    }
+
+    /// `flattened` when the document nests too deep and was read without its elements.
+    private static func readLeniently(_ text: String, path: String, options: Options,
+                                      knownTooDeep: Bool = false) -> (document: DocumentText, flattened: Bool) {
+        if !knownTooDeep {
+            let extractor = XHTMLTextExtractor(options: options)
+            if HTMLDocumentParser.parse(HTMLPreparation.prepared(text), handler: extractor) == .parsed,
+               extractor.tooDeepAtLine == nil {
+                return (extractor.finished(path: path), false)
+            }
+        }
+        let flat = XHTMLTextExtractor(options: options)
+        _ = HTMLDocumentParser.parse(HTMLPreparation.prepared(text, flat: true), handler: flat)
+        return (flat.finished(path: path), true)
     }
 
     private func finished(path: String) -> DocumentText {
-        builder.finish(pause: !stoppedOnPurpose)
-        let title = titleText.map(Self.collapsed).flatMap { $0.isEmpty ? nil : $0 }
+        builder.finish(pause: !stopped)
+        let title = titleText.map { MarkupElement.capped(Self.collapsed($0)) }.flatMap { $0.isEmpty ? nil : $0 }
         return AddressBrackets.removed(from: DocumentText(
             path: path, scalars: builder.scalars, segments: builder.segments, anchors: builder.anchors,
-            headings: headings, title: title, isComplete: !stoppedOnPurpose))
+            headings: headings, title: title, isComplete: !stopped))
     }
 
     static let paragraphBlocks: Set<String> = [
@@ -109,6 +127,9 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
     private struct Frame {
         var name: String
         var pathComponent: String
+        /// "/html/body[1]/…/this", made when a segment first needs it: joining every ancestor
+        /// for every segment cost seconds for paragraphs 250 elements deep.
+        var path: String?
         var childCounts: [String: Int] = [:]
         var isBlock = false
         var skips = false
@@ -129,7 +150,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
 
     private let options: Options
     private var builder = SpeakableTextBuilder()
-    private var frames: [Frame] = [Frame(name: "", pathComponent: "")]
+    private var frames: [Frame] = [Frame(name: "", pathComponent: "", path: "")]
     private var skipDepth = 0
     private var notesAllowedDepth = 0
     private var capture: Capture?
@@ -137,10 +158,12 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
     private var headings: [DocumentHeading] = []
     private var titleText: String?
     private var preDepth = 0
-    private(set) var stoppedOnPurpose = false
-    private(set) var errorLog = XMLErrorLog()
-    /// The XML parser, while one drives this extractor, so `stop()` can abort it.
-    private weak var parser: XMLParser?
+    /// Stopped where the options said (an anchor, the first heading).
+    private var stopped = false
+    /// Where an element nested deeper than `HTMLDocumentParser.maximumDepth` started: the parse
+    /// stops there, since holding a frame per level costs time at every segment.
+    private(set) var tooDeepAtLine: Int?
+    var stoppedOnPurpose: Bool { stopped || tooDeepAtLine != nil }
     /// The source line of what is being handled, for the source map.
     private var line = 1
 
@@ -148,35 +171,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
         self.options = options
     }
 
-    // MARK: XMLParser events
-
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String]) {
-        self.parser = parser
-        line = parser.lineNumber
-        startElement(elementName, attributes: attributes)
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?) {
-        line = parser.lineNumber
-        endElement(elementName)
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        line = parser.lineNumber
-        characters(string)
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
-        if !stoppedOnPurpose { errorLog.record(parseError, line: parser.lineNumber) }
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        self.parser(parser, foundCharacters: String(decoding: CDATABlock, as: UTF8.self))
-    }
-
-    // MARK: TagSoupParser events
+    // MARK: Events from XMLSAXParser or HTMLDocumentParser
 
     func startElement(_ qualifiedName: String, attributes: [String: String], line: Int) {
         self.line = line
@@ -197,6 +192,10 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
 
     private func startElement(_ elementName: String, attributes: [String: String]) {
         guard !stoppedOnPurpose else { return }
+        if frames.count > HTMLDocumentParser.maximumDepth {
+            tooDeepAtLine = line
+            return
+        }
         let name = MarkupElement.localName(elementName).lowercased()
         let siblingIndex = (frames[frames.count - 1].childCounts[name] ?? 0) + 1
         frames[frames.count - 1].childCounts[name] = siblingIndex
@@ -271,7 +270,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
         if frame.isHeading, let start = headingStart {
             var spoken = String.UnicodeScalarView()
             spoken.append(contentsOf: builder.scalars[start...])
-            let text = Self.collapsed(String(spoken))
+            let text = MarkupElement.capped(Self.collapsed(String(spoken)))
             if !text.isEmpty { headings.append(DocumentHeading(offset: headingOffset(from: start), text: text)) }
             headingStart = nil
             if options.stopAfterFirstHeading, !text.isEmpty { stop() }
@@ -285,7 +284,8 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
     private func characters(_ string: String) {
         guard !stoppedOnPurpose else { return }
         if frames[frames.count - 1].collectsTitle {
-            titleText = (titleText ?? "") + string
+            // In place: a title arriving in many pieces must not be copied for each.
+            if (titleText?.utf8.count ?? 0) < Self.maximumTitleBytes { titleText?.append(string) }
             return
         }
         guard skipDepth == 0 else { return }
@@ -320,7 +320,16 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
         let line = self.line
         guard frames.count > 1 else { return .init(elementPath: nil, line: line) }
         let blockIndex = max(1, frames.lastIndex { $0.isBlock } ?? 1)
-        return .init(elementPath: "/" + frames[1...blockIndex].map(\.pathComponent).joined(separator: "/"), line: line)
+        var known = blockIndex
+        while frames[known].path == nil { known -= 1 }
+        while known < blockIndex {
+            known += 1
+            frames[known].path = frames[known - 1].path! + "/" + frames[known].pathComponent
+        }
+        // Every segment keeps its path: past a few hundred bytes (dozens of levels, only in
+        // hostile documents) it would cost more memory than the text.
+        let path = frames[blockIndex].path!
+        return .init(elementPath: path.utf8.count <= Self.maximumElementPathBytes ? path : nil, line: line)
     }
 
     private func headingOffset(from start: Int) -> Int {
@@ -330,8 +339,7 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
     }
 
     private func stop() {
-        stoppedOnPurpose = true
-        parser?.abortParsing()
+        stopped = true
     }
 
     private func shouldSkip(_ name: String, _ attributes: [String: String], frame: inout Frame) -> Bool {
@@ -366,6 +374,11 @@ final class XHTMLTextExtractor: NSObject, XMLErrorRecording, TagSoupHandler {
         if superscript, core.count <= 4, core.allSatisfy({ "ivx".contains($0) }) { return true }
         return false
     }
+
+    static let maximumElementPathBytes = 512
+
+    /// More than a title needs (it is cut to `MarkupElement.maximumFieldLength` characters).
+    static let maximumTitleBytes = 64 << 10
 
     static func collapsed(_ text: String) -> String {
         text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")

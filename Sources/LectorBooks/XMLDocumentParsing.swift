@@ -1,39 +1,64 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
-/// Runs `XMLParser` over one document of a book and turns a failure into
+/// Runs `XMLSAXParser` over one document of a book and turns a failure into
 /// `BookError.brokenXML` with the document's path, the line of the first error, and a reason a
 /// person can act on.
 ///
 /// HTML named references (`&nbsp;`) are rewritten as numeric ones first (see `HTMLEntities`).
-/// Namespaces are not processed: element and attribute names arrive qualified (`dc:title`,
-/// `epub:type`) and callers compare local names, which also copes with prefixed OPF files
-/// (`<opf:package>`).
+/// Namespaces are not resolved for the handler: element and attribute names arrive qualified
+/// (`dc:title`, `epub:type`) and callers compare local names, which also copes with prefixed
+/// OPF files (`<opf:package>`).
 ///
-///     try XMLDocumentParsing.parse(data, path: "EPUB/ch1.xhtml", file: url, delegate: extractor)
+///     try XMLDocumentParsing.parse(data, path: "EPUB/ch1.xhtml", file: url, handler: extractor)
 ///     // brokenXML(path: "EPUB/ch1.xhtml", line: 7, reason: "tag name mismatch (an element is closed by the wrong end tag)")
 enum XMLDocumentParsing {
-    static func parse(_ data: Data, path: String, file: URL, delegate: some XMLErrorRecording,
-                      stoppedOnPurpose: () -> Bool = { false }) throws(BookError) {
-        let parser = XMLParser(data: HTMLEntities.numericReferences(in: data))
-        parser.shouldProcessNamespaces = false
-        parser.shouldReportNamespacePrefixes = false
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = delegate
-        let succeeded = parser.parse()
-        if stoppedOnPurpose() { return }
-        if let first = delegate.errorLog.first {
-            throw .brokenXML(file: file, path: path, line: max(1, first.line), reason: reason(forCode: first.code))
+    static func parse(_ data: Data, path: String, file: URL, handler: some MarkupEventHandler) throws(BookError) {
+        let data = HTMLEntities.numericReferences(in: data)
+        if let line = firstCrowdedElementLine(data) {
+            throw .brokenXML(file: file, path: path, line: line, reason: tooManyAttributesReason)
         }
-        if !succeeded {
-            let code = (parser.parserError as NSError?)?.code ?? 0
-            throw .brokenXML(file: file, path: path, line: max(1, parser.lineNumber), reason: reason(forCode: code))
+        let result = XMLSAXParser.parse(data, handler: handler)
+        if let line = handler.tooDeepAtLine ?? result.tooDeepAtLine {
+            throw .brokenXML(file: file, path: path, line: max(1, line), reason: tooDeepReason)
+        }
+        if handler.stoppedOnPurpose { return }
+        if let first = result.firstError {
+            throw .brokenXML(file: file, path: path, line: max(1, first.line), reason: reason(forCode: first.code))
         }
     }
 
-    /// libxml2's error numbers (which `XMLParser` passes through) for the mistakes books make.
+    /// libxml2 compares each attribute of an element with every one before it (1 MB of
+    /// attributes on one element: 6 s in FoundationXML's XMLParser, 8 s in the HTML parser); no book needs more.
+    static let maximumAttributes = 256
+    static let tooManyAttributesReason = "an element has more than \(maximumAttributes) attributes"
+
+    /// The line of the first tag with more than `maximumAttributes` `=` signs outside quotes,
+    /// found in one pass that follows quotes, so a quoted `>` does not end the tag.
+    static func firstCrowdedElementLine(_ data: Data) -> Int? {
+        let lessThan = UInt8(ascii: "<"), greaterThan = UInt8(ascii: ">"), equals = UInt8(ascii: "=")
+        let doubleQuote = UInt8(ascii: "\""), singleQuote = UInt8(ascii: "'"), newline = UInt8(ascii: "\n")
+        var line = 1, tagLine = 1, inTag = false, quote: UInt8 = 0, attributes = 0
+        for byte in data {
+            if byte == newline { line += 1 }
+            if quote != 0 {
+                if byte == quote { quote = 0 }
+            } else if !inTag {
+                if byte == lessThan { inTag = true; attributes = 0; tagLine = line }
+            } else if byte == greaterThan {
+                inTag = false
+            } else if byte == doubleQuote || byte == singleQuote {
+                quote = byte
+            } else if byte == equals {
+                attributes += 1
+                if attributes > maximumAttributes { return tagLine }
+            }
+        }
+        return nil
+    }
+
+    static let tooDeepReason = "elements are nested more than \(HTMLDocumentParser.maximumDepth) deep"
+
+    /// libxml2's error numbers for the mistakes books make.
     static func reason(forCode code: Int) -> String {
         switch code {
         case 4: return "the document is empty"

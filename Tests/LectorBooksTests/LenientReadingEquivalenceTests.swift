@@ -3,14 +3,13 @@ import XCTest
 
 /// The lenient reading must say what the strict one says wherever a document is well-formed:
 /// same text, anchors, headings and block segments (element paths included). Source lines may
-/// differ: libxml2 reports the line where a run of text ends, the tag-soup parser the line where
-/// the text starts, which is what `SourceSpan.sourceLine` promises. Otherwise a document read strictly up to a
-/// chapter's anchor (a partial parse) and leniently as a whole (its error lies further on)
+/// differ: the two libxml2 parsers report lines at different points of a run of text. Otherwise
+/// a document read strictly up to a chapter's anchor (a partial parse) and leniently as a whole (its error lies further on)
 /// would disagree about where the chapters are.
 ///
 /// Every content document of the real fixtures (and of the Debian live manual in all its
 /// languages when it is installed, see `LiveManualTests`) is read both ways and compared.
-final class TagSoupEquivalenceTests: XCTestCase {
+final class LenientReadingEquivalenceTests: XCTestCase {
     struct Difference: CustomStringConvertible {
         var book: String
         var path: String
@@ -30,7 +29,7 @@ final class TagSoupEquivalenceTests: XCTestCase {
                 guard let strict = try? XHTMLTextExtractor.extractStrictly(data, path: path, file: url, options: options)
                 else { continue }
                 documents += 1
-                let lenient = XHTMLTextExtractor.extractLeniently(try XCTUnwrap(try? TagSoupParser.decode(data)),
+                let lenient = XHTMLTextExtractor.extractLeniently(try XCTUnwrap(try? ContentDocumentDecoder.decode(data)),
                                                                   path: path, options: options)
                 func differ(_ what: String) { differences.append(Difference(book: book, path: path, what: what)) }
                 if strict.scalars != lenient.scalars {

@@ -1,0 +1,107 @@
+@preconcurrency import CLibXML2
+
+/// The one place LectorBooks calls C: libxml2's HTML parser, the forgiving reader browsers'
+/// Linux tools use, for content documents that are not well-formed XML. It streams SAX events
+/// (no tree is built, so nothing is walked recursively) to a `MarkupEventHandler`.
+///
+/// Options: recover, no network, no error output, the document's own charset hints ignored
+/// (the bytes are always UTF-8, decoded by `ContentDocumentDecoder`); never `HTML_PARSE_HUGE`.
+///
+/// Depth: libxml2 keeps a stack of open elements and looks through all of it for each end tag
+/// that closes nothing, so a document with 300,000 unclosed elements and as many stray end tags
+/// costs minutes. The parse therefore stops as soon as elements nest deeper than
+/// `maximumDepth`, and says so; the caller reads the document again flattened (see
+/// `HTMLPreparation.prepared(_:flat:)`), whose elements never nest.
+enum HTMLDocumentParser {
+    /// Real books nest a few dozen elements deep; 256 is libxml2's own XML default.
+    static let maximumDepth = 256
+
+    enum Outcome: Equatable {
+        case parsed
+        /// Stopped at an element nested deeper than `maximumDepth`; the handler saw a prefix.
+        case tooDeep
+    }
+
+    static func parse(_ bytes: [UInt8], handler: some MarkupEventHandler) -> Outcome {
+        _ = initialized
+        guard !bytes.isEmpty, let context = htmlNewParserCtxt() else { return .parsed }
+        defer { htmlFreeParserCtxt(context) }
+        let session = Session(handler: handler)
+        context.pointee.sax.pointee = saxHandler
+        context.pointee._private = Unmanaged.passUnretained(session).toOpaque()
+        let options = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
+            | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_IGNORE_ENC.rawValue)
+        let document = withExtendedLifetime(session) {
+            bytes.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    htmlCtxtReadMemory(context, $0, Int32(clamping: buffer.count), nil, "UTF-8", options)
+                }
+            }
+        }
+        if let document { xmlFreeDoc(document) }
+        return session.tooDeep ? .tooDeep : .parsed
+    }
+
+    private static let initialized: Void = xmlInitParser()
+
+    /// What the C callbacks reach through the context's `_private` pointer.
+    private final class Session {
+        let handler: any MarkupEventHandler
+        var tooDeep = false
+
+        init(handler: any MarkupEventHandler) { self.handler = handler }
+
+        static func of(_ context: UnsafeMutableRawPointer?) -> (Session, htmlParserCtxtPtr)? {
+            guard let parser = context?.assumingMemoryBound(to: htmlParserCtxt.self),
+                  let session = parser.pointee._private else { return nil }
+            return (Unmanaged<Session>.fromOpaque(session).takeUnretainedValue(), parser)
+        }
+
+        func line(_ parser: htmlParserCtxtPtr) -> Int { Int(parser.pointee.input?.pointee.line ?? 1) }
+
+        /// Stops libxml2 once the handler has read what it wants.
+        func stopIfDone(_ parser: htmlParserCtxtPtr) {
+            if handler.stoppedOnPurpose { xmlStopParser(parser) }
+        }
+    }
+
+    // Only C function pointers, never mutated after it is made.
+    nonisolated(unsafe) private static let saxHandler: htmlSAXHandler = {
+        var sax = htmlSAXHandler()
+        sax.startElement = { context, name, attributes in
+            guard let (session, parser) = Session.of(context), let name, !session.tooDeep else { return }
+            if Int(parser.pointee.nameNr) > maximumDepth {
+                session.tooDeep = true
+                xmlStopParser(parser)
+                return
+            }
+            var values: [String: String] = [:]
+            if var pair = attributes {
+                while let key = pair.pointee {
+                    let value = pair.successor().pointee
+                    let attribute = String(cString: key).lowercased()
+                    if values[attribute] == nil { values[attribute] = value.map { String(cString: $0) } ?? "" }
+                    pair = pair.advanced(by: 2)
+                }
+            }
+            session.handler.startElement(String(cString: name), attributes: values, line: session.line(parser))
+            session.stopIfDone(parser)
+        }
+        sax.endElement = { context, name in
+            guard let (session, parser) = Session.of(context), let name, !session.tooDeep else { return }
+            session.handler.endElement(String(cString: name), line: session.line(parser))
+            session.stopIfDone(parser)
+        }
+        let characters: charactersSAXFunc = { context, bytes, length in
+            guard let (session, parser) = Session.of(context), let bytes, length > 0, !session.tooDeep else { return }
+            let text = String(decoding: UnsafeBufferPointer(start: bytes, count: Int(length)), as: UTF8.self)
+            session.handler.characters(text, line: session.line(parser))
+            session.stopIfDone(parser)
+        }
+        sax.characters = characters
+        // Whitespace between elements separates words; script and style text arrives as CDATA.
+        sax.ignorableWhitespace = characters
+        sax.cdataBlock = characters
+        return sax
+    }()
+}
