@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorTestKit", "LectorPolicy", "LectorAudio",
                                                               "LectorLoop", "LectorState"]),
         .testTarget(name: "LectorBooksTests",
-                    dependencies: ["LectorBooks", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+                    dependencies: ["LectorBooks", "LectorTestKit", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "LectorStateTests", dependencies: ["LectorState"]),
         .testTarget(name: "LectorPolicyTests", dependencies: ["LectorPolicy"]),
         .testTarget(name: "LectorConfigTests", dependencies: ["LectorConfig"]),

@@ -45,19 +45,12 @@ enum HTMLDocumentParser {
     private static let initialized: Void = xmlInitParser()
 
     /// What the C callbacks reach through the context's `_private` pointer.
-    private final class Session {
-        let handler: any MarkupEventHandler
+    private final class Session: LibXMLSession {
         var tooDeep = false
 
-        init(handler: any MarkupEventHandler) { self.handler = handler }
-
         static func of(_ context: UnsafeMutableRawPointer?) -> (Session, htmlParserCtxtPtr)? {
-            guard let parser = context?.assumingMemoryBound(to: htmlParserCtxt.self),
-                  let session = parser.pointee._private else { return nil }
-            return (Unmanaged<Session>.fromOpaque(session).takeUnretainedValue(), parser)
+            LibXMLSession.of(context, as: Session.self)
         }
-
-        func line(_ parser: htmlParserCtxtPtr) -> Int { Int(parser.pointee.input?.pointee.line ?? 1) }
 
         /// Stops libxml2 once the handler has read what it wants.
         func stopIfDone(_ parser: htmlParserCtxtPtr) {

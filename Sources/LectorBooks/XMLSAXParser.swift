@@ -46,20 +46,13 @@ enum XMLSAXParser {
 
     private static let initialized: Void = xmlInitParser()
 
-    private final class Session {
-        let handler: any MarkupEventHandler
+    private final class Session: LibXMLSession {
         var errors = XMLErrorLog()
         var tooDeepAtLine: Int?
 
-        init(handler: any MarkupEventHandler) { self.handler = handler }
-
         static func of(_ context: UnsafeMutableRawPointer?) -> (Session, xmlParserCtxtPtr)? {
-            guard let parser = context?.assumingMemoryBound(to: xmlParserCtxt.self),
-                  let session = parser.pointee._private else { return nil }
-            return (Unmanaged<Session>.fromOpaque(session).takeUnretainedValue(), parser)
+            LibXMLSession.of(context, as: Session.self)
         }
-
-        func line(_ parser: xmlParserCtxtPtr) -> Int { Int(parser.pointee.input?.pointee.line ?? 1) }
 
         /// Stops libxml2 at the first error that counts, or once the handler is done.
         func stopIfDone(_ parser: xmlParserCtxtPtr) {

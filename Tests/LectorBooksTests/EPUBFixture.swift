@@ -1,4 +1,5 @@
 import Foundation
+import LectorTestKit
 @preconcurrency import ZIPFoundation
 
 /// Builds small EPUB (or deliberately broken ZIP) files for tests, at run time, with
@@ -52,16 +53,8 @@ struct EPUBFixture {
         return url
     }
 
-    static func container(opf: String) -> String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
-          <rootfiles>
-            <rootfile full-path="\(opf)" media-type="application/oebps-package+xml"/>
-          </rootfiles>
-        </container>
-        """
-    }
+    /// The container naming the package document: the test kit's, so both writers agree.
+    static func container(opf: String) -> String { EPUBWriter.container(opf: opf) }
 
     /// An XHTML document with `body` as its body's content.
     static func xhtml(title: String = "Untitled", body: String) -> String {
