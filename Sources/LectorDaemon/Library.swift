@@ -38,12 +38,10 @@ final class Library {
     private let bookQueue = DispatchQueue(label: "io.github.lector.books")
     /// Opens parse here, never queued behind the previous book's background chapters on `bookQueue`.
     private let openQueue = DispatchQueue(label: "io.github.lector.open")
-    private let latestBook = GenerationTicket()
-    /// The latest Open wins: results of older ones are dropped.
-    private var openGeneration = 0
     /// Bumped when a book is actually replaced: its background chapter loads then stop counting.
-    private var bookGeneration = 0
-    /// `openGeneration` for `openQueue`, which runs off the loop, and what the latest Open named.
+    private let latestBook = GenerationTicket()
+    /// The latest Open wins: results of older ones are dropped (and not even parsed on
+    /// `openQueue` once replaced). With what the latest Open named, for the loser's error.
     private let latestOpen = GenerationTicket()
     private var latestOpenPath = ""
     private var bookmarkTimer: EventSource?
@@ -147,9 +145,7 @@ final class Library {
         }
         if isDirectory.boolValue { throw LectorError(.badBook, "\(url.path) is a directory, not a book") }
 
-        openGeneration += 1
-        let generation = openGeneration
-        latestOpen.set(generation)
+        let generation = latestOpen.advance()
         latestOpenPath = url.path
         let latest = latestOpen
         let reply = makeReply()
@@ -165,7 +161,7 @@ final class Library {
                 : Result { try PreparedBook.prepare(url: url, options: opening, bookmarks: store, covers: covers) }
             LoopInbox.post { [weak self] in
                 guard let self else { return }
-                if generation != self.openGeneration {
+                if generation != self.latestOpen.get() {
                     // Its own error if it had one; else that a later Open won.
                     if case .failure(let error) = result, let failure = error as? LectorError {
                         reply.fail(failure)
@@ -201,9 +197,7 @@ final class Library {
         onBookApplied?()
         Journal.log(.info, "opened \"\(BusText.capped(prepared.book.title))\" (\(prepared.book.chapterCount) chapters) at chapter \(prepared.startChapter + 1)",
                     fields: ["LECTOR_BOOK": prepared.book.url.path, "LECTOR_CHAPTER": String(prepared.startChapter + 1)])
-        bookGeneration += 1
-        latestBook.set(bookGeneration)
-        loadRemainingChapters(of: prepared, generation: bookGeneration)
+        loadRemainingChapters(of: prepared, generation: latestBook.advance())
     }
 
     /// The book's language picks the voice; an unknown one falls back to the default, with a log line.
@@ -240,7 +234,7 @@ final class Library {
                 }
                 LoopInbox.post { [weak self] in
                     guard let self else { return }
-                    guard generation == self.bookGeneration else { return }   // a newer book replaced it
+                    guard generation == self.latestBook.get() else { return }   // a newer book replaced it
                     self.narrator.chapterLoaded(index, text: text)
                     self.onChapterLoaded?(index)
                 }
