@@ -51,11 +51,6 @@ enum HTMLDocumentParser {
         static func of(_ context: UnsafeMutableRawPointer?) -> (Session, htmlParserCtxtPtr)? {
             LibXMLSession.of(context, as: Session.self)
         }
-
-        /// Stops libxml2 once the handler has read what it wants.
-        func stopIfDone(_ parser: htmlParserCtxtPtr) {
-            if handler.stoppedOnPurpose { xmlStopParser(parser) }
-        }
     }
 
     // Only C function pointers, never mutated after it is made.
@@ -87,9 +82,7 @@ enum HTMLDocumentParser {
         }
         let characters: charactersSAXFunc = { context, bytes, length in
             guard let (session, parser) = Session.of(context), let bytes, length > 0, !session.tooDeep else { return }
-            let text = String(decoding: UnsafeBufferPointer(start: bytes, count: Int(length)), as: UTF8.self)
-            session.handler.characters(text, line: session.line(parser))
-            session.stopIfDone(parser)
+            session.characters(bytes, length, parser)
         }
         sax.characters = characters
         // Whitespace between elements separates words; script and style text arrives as CDATA.

@@ -19,4 +19,16 @@ class LibXMLSession {
 
     /// The line libxml2 is reading, for warnings and errors.
     func line(_ parser: xmlParserCtxtPtr) -> Int { Int(parser.pointee.input?.pointee.line ?? 1) }
+
+    /// Stops libxml2 once the handler has read what it wants (subclasses add their own reasons).
+    func stopIfDone(_ parser: xmlParserCtxtPtr) {
+        if handler.stoppedOnPurpose { xmlStopParser(parser) }
+    }
+
+    /// Text, whitespace and CDATA alike: decoded (bytes that are not UTF-8 become U+FFFD) and handed on.
+    func characters(_ bytes: UnsafePointer<xmlChar>, _ length: Int32, _ parser: xmlParserCtxtPtr) {
+        let text = String(decoding: UnsafeBufferPointer(start: bytes, count: Int(length)), as: UTF8.self)
+        handler.characters(text, line: line(parser))
+        stopIfDone(parser)
+    }
 }

@@ -55,7 +55,7 @@ enum XMLSAXParser {
         }
 
         /// Stops libxml2 at the first error that counts, or once the handler is done.
-        func stopIfDone(_ parser: xmlParserCtxtPtr) {
+        override func stopIfDone(_ parser: xmlParserCtxtPtr) {
             if handler.stoppedOnPurpose || errors.first != nil || tooDeepAtLine != nil { xmlStopParser(parser) }
         }
     }
@@ -125,9 +125,7 @@ enum XMLSAXParser {
         let characters: charactersSAXFunc = { context, bytes, length in
             guard let (session, parser) = Session.of(context), let bytes, length > 0,
                   !session.handler.stoppedOnPurpose else { return }
-            let text = String(decoding: UnsafeBufferPointer(start: bytes, count: Int(length)), as: UTF8.self)
-            session.handler.characters(text, line: session.line(parser))
-            session.stopIfDone(parser)
+            session.characters(bytes, length, parser)
         }
         sax.characters = characters
         sax.ignorableWhitespace = characters
