@@ -214,6 +214,17 @@ public final class PlaybackStream {
         for waiter in waiters { waiter(frame) }
     }
 
+    /// Microseconds between timing queries at most while something waits to be heard.
+    public static let longestTimingGap: UInt64 = 200_000
+
+    /// When to look again for `frame`: the microseconds until the interpolated clock reaches it
+    /// (plus 1 ms), but at most `longest`, since the estimate is only as fresh as the last
+    /// timing reply.
+    public func microseconds(untilHeard frame: Int64, atMost longest: UInt64 = longestTimingGap) -> UInt64 {
+        let ahead = max(0, frame - currentHeardFrame())
+        return min(UInt64(ahead) * 1_000_000 / UInt64(sampleRate) + 1_000, longest)
+    }
+
     /// From the last timing update: frames written minus what is still ahead of the speaker
     /// (in the stream's buffer and the sink's), less the time played since that update.
     /// Computed by hand: `pa_stream_get_latency` read 0 here with data still buffered.

@@ -40,8 +40,6 @@ final class Announcer {
 
     /// The sender overheard notifications are queued under (one share of the queue for all).
     static let notificationSender = "org.freedesktop.Notifications"
-    /// Microseconds between timing queries at most while speech events are pending.
-    static let longestTimingGap: UInt64 = 200_000
 
     weak var delegate: AnnouncerDelegate?
     /// Rate, pitch, volume and voices the caller did not choose.
@@ -284,10 +282,7 @@ final class Announcer {
             markerTimer?.cancel()
             return
         }
-        let ahead = max(0, next - stream.currentHeardFrame())
-        // The estimate is only as fresh as the last timing reply: ask again at least every 200 ms.
-        markerTimer?.schedule(noLaterThan: min(UInt64(ahead) * 1_000_000 / UInt64(stream.sampleRate) + 1_000,
-                                               Self.longestTimingGap))
+        markerTimer?.schedule(noLaterThan: stream.microseconds(untilHeard: next))
     }
 
     /// Asks the server where playback is, then announces everything heard by now.

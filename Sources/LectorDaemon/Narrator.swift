@@ -36,8 +36,6 @@ final class Narrator {
 
     /// Synthesis stays at most this far ahead of what is heard.
     static let aheadSeconds: Int64 = 10
-    /// Microseconds between timing queries at most while words are pending.
-    static let longestTimingGap: UInt64 = 200_000
 
     let engine: SpeechEngine
     let allocateJob: () -> UInt64
@@ -458,9 +456,7 @@ final class Narrator {
             heardTimer?.cancel()
             return
         }
-        let ahead = max(0, next - stream.currentHeardFrame())
-        // The estimate is only as fresh as the last timing reply: ask again at least every 200 ms.
-        heardTimer?.schedule(noLaterThan: min(UInt64(ahead) * 1_000_000 / UInt64(stream.sampleRate) + 1_000, Self.longestTimingGap))
+        heardTimer?.schedule(noLaterThan: stream.microseconds(untilHeard: next))
     }
 
     private func checkHeard() {
