@@ -147,14 +147,6 @@ extension LectorService {
         }
     }
 
-    func emitSignal(_ path: String, _ interface: String, _ member: String, _ build: (MessageWriter) throws -> Void) {
-        do {
-            try bus.emitSignal(path: path, interface: interface, member: member, build)
-        } catch {
-            Journal.log(.warning, "could not emit \(member): \(error)")
-        }
-    }
-
     func narratorChanged(from before: PlayerState) {
         let after = narrator.state
         bus.emitPropertiesChanged(path: MPRISNames.path, interface: MPRISNames.player,

@@ -249,10 +249,17 @@ public final class LectorService {
 
     // MARK: - Signals on the bus
 
+    /// A Lector1 signal (SpeechStarted, SpeakingRange, SpeechFinished).
     func emit(_ member: String, _ build: (MessageWriter) throws -> Void) {
+        emitSignal(BusNames.objectPath, BusNames.interface, member, build)
+    }
+
+    /// Any signal; a failure is logged (a client cannot act on it), and nothing goes out once
+    /// the bus is closed.
+    func emitSignal(_ path: String, _ interface: String, _ member: String, _ build: (MessageWriter) throws -> Void) {
         guard !bus.isClosed else { return }
         do {
-            try bus.emitSignal(path: BusNames.objectPath, interface: BusNames.interface, member: member, build)
+            try bus.emitSignal(path: path, interface: interface, member: member, build)
         } catch {
             Journal.log(.warning, "could not emit \(member): \(error)")
         }
