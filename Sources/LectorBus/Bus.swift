@@ -13,6 +13,8 @@ public final class Bus {
     private var matchHandlers: [MatchBox] = []
     /// Served objects, withdrawn (before the matches) by `close()`.
     private var objects: [BusObject] = []
+    /// Asynchronous calls waiting for their reply (`callAsync`); answered with an error by `close()`.
+    var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
     public private(set) var isClosed = false
 
     /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
@@ -37,6 +39,10 @@ public final class Bus {
         let served = objects
         objects = []
         if !served.isEmpty { onLoopThread(served) { for object in $0.reversed() { object.close() } } }
+        let waiting = pendingCalls.values
+        pendingCalls = [:]
+        for call in waiting { call.finish(.failure(BusCallError(name: "org.freedesktop.DBus.Error.Disconnected",
+                                                                message: "the connection was closed"))) }
         for slot in slots.reversed() { sd_bus_slot_unref(slot) }
         slots = []
         matchHandlers = []

@@ -207,3 +207,15 @@ extension MessageReader {
         }
     }
 }
+
+extension MessageReader {
+    /// `ay`, in one copy (a book's image for the read-along page).
+    public func readBytes() throws -> [UInt8] {
+        var pointer: UnsafeRawPointer?
+        var size = 0
+        let r = sd_bus_message_read_array(message, CChar(UInt8(ascii: "y")), &pointer, &size)
+        guard r >= 0 else { throw LectorError.invalidArgument("could not read a byte array: \(String(cString: strerror(-r)))") }
+        guard let pointer, size > 0 else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: size))
+    }
+}

@@ -68,6 +68,12 @@ public struct MessageWriter {
 
     public func append(_ value: Int32) throws { try basic("i", value) }
 
+    /// `ay` in one piece (an image of a book).
+    public func appendBytes(_ bytes: [UInt8]) throws {
+        try budget.spend(bytes.count + 8)
+        try bytes.withUnsafeBytes { try check(sd_bus_message_append_array(message, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count)) }
+    }
+
     private func basic<T: BitwiseCopyable>(_ type: Character, _ value: T) throws {
         try budget.spend(8)
         var value = value
