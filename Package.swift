@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Layout (one job per target):
@@ -23,6 +23,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // The read-along page's HTTP server (LectorView). No default traits: no swift-configuration.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
@@ -61,14 +65,24 @@ let package = Package(
         .target(name: "LectorDaemon",
                 dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore",
                                "LectorBooks", "LectorState", "LectorPolicy", "LectorConfig", "CSystemd", "CLinux"]),
+        // The read-along page: an HTTP + Server-Sent Events server on loopback (Hummingbird) that is
+        // a D-Bus client of the daemon like any other; its page (Page/: plain HTML, CSS, JS) is
+        // served from the source tree or /usr/share/lector/view.
+        .target(name: "LectorView",
+                dependencies: ["LectorBus", "LectorLoop", "LectorInterface",
+                               .product(name: "Hummingbird", package: "hummingbird"),
+                               .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                               .product(name: "Logging", package: "swift-log")],
+                exclude: ["Page"]),
         .executableTarget(name: "lector",
-                          dependencies: ["LectorDaemon", "LectorInterface", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
+                          dependencies: ["LectorDaemon", "LectorView", "LectorInterface", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
                                          "LectorSpeech", "LectorLoop",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .target(name: "LectorTestKit",
                 dependencies: ["LectorCore", "LectorLoop", "LectorAudio", "LectorPolicy",
-                               .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+                               .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+                exclude: ["browser-driver.py"]),
         // Every benchmark (latency, idle, narration-yield, player, get-all, policy; docs/benchmarks.md)
         // and the test kit's pulse-probe, as subcommands of one executable with one report type.
         // The policy bench and the probe run the daemon's own loop/bus/libpulse wrappers
@@ -87,6 +101,7 @@ let package = Package(
         .testTarget(name: "LectorStateTests", dependencies: ["LectorState"]),
         .testTarget(name: "LectorPolicyTests", dependencies: ["LectorPolicy"]),
         .testTarget(name: "LectorConfigTests", dependencies: ["LectorConfig"]),
+        .testTarget(name: "LectorViewTests", dependencies: ["LectorView"]),
         .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-bench"]),
         // The test kit's own checks: private sessions, recorders, watchers, both sound servers.
         .testTarget(name: "LectorTestKitTests", dependencies: ["LectorTestKit", "lector-bench"]),

@@ -23,6 +23,14 @@ public enum MPRISNames {
     public static let mimeTypes = ["application/epub+zip", "text/plain", "text/markdown"]
 }
 
+/// The read-along page's server (`lector view`): one per session, found by this name; its `Url`
+/// property (with the page's token) is readable only on the user's own session bus.
+public enum ViewNames {
+    public static let service = "io.github.lector.View1"
+    public static let path = "/io/github/lector/View1"
+    public static let interface = "io.github.lector.View1"
+}
+
 /// The option keys of `Speak(s, a{sv})`, with the D-Bus type each takes.
 public enum SpeakOption: String, CaseIterable, Sendable {
     case language, voice, rate, pitch, volume, priority, digits, ssml

@@ -13,5 +13,5 @@ struct Lector: ParsableCommand {
               echo "Build done" | lector say --wait -
             """,
         subcommands: [Serve.self, Say.self, Cancel.self, Queue.self, Notifications.self, Read.self, Status.self,
-                      Doctor.self])
+                      Doctor.self, View.self])
 }

@@ -1,0 +1,220 @@
+import Foundation
+import LectorBus
+import LectorInterface
+import LectorLoop
+
+/// The read-along server's side of the bus: a client of the daemon like playerctl. It follows
+/// the narrator (properties, `SpeakingRange`, the daemon coming and going) and tells the pages
+/// through `ViewEvents`; it forwards the pages' requests as method calls.
+///
+/// Never starts the daemon (`autoStart: false`): a page shows "Lector is not running" until the
+/// listener starts it, and follows it again when it is back.
+///
+///     let link = NarratorLink(bus: bus, events: events)
+///     try link.start()                                      // matches, then a first refresh
+///     let markup = try await link.chapterMarkup(3)          // for GET /api/chapter/3
+@MainActor
+public final class NarratorLink {
+    private let bus: Bus
+    private let events: ViewEvents
+    public private(set) var snapshot = ViewSnapshot()
+    /// The daemon's cover file (from Narrator1.Book); served as /cover, never a path a page names.
+    public private(set) var coverFile: URL?
+    private var refreshing = false
+    private var refreshAgain = false
+
+    public init(bus: Bus, events: ViewEvents) {
+        self.bus = bus
+        self.events = events
+    }
+
+    public func start() throws {
+        try bus.addMatch("type='signal',interface='\(MPRISNames.narrator)',member='SpeakingRange'") { [weak self] message in
+            self?.spoke(message)
+        }
+        try bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                         + "path='\(MPRISNames.path)'") { [weak self] _ in self?.refresh() }
+        try bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                         + "path='\(BusNames.objectPath)'") { [weak self] _ in self?.refresh() }
+        try bus.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+                         + "member='NameOwnerChanged',arg0='\(MPRISNames.service)'") { [weak self] _ in self?.refresh() }
+        refresh()
+    }
+
+    // MARK: - Following the narrator
+
+    /// The word heard now: straight to the pages, stamped with when it arrived (for the bench).
+    private func spoke(_ message: MessageReader) {
+        guard let track = try? message.readObjectPath(), let start = try? message.readUInt32(),
+              let length = try? message.readUInt32() else { return }
+        let chapter = track.range(of: "/c", options: .backwards).flatMap { Int(track[$0.upperBound...]) } ?? -1
+        let received = Date().timeIntervalSince1970 * 1000
+        events.publish("range", #"{"track":"\#(track)","chapter":\#(chapter),"start":\#(start),"length":\#(length),"received":\#(received)}"#)
+    }
+
+    /// Reads the narrator's properties again and tells the pages if anything changed. Signals
+    /// arriving meanwhile fold into one more read.
+    public func refresh() {
+        guard !refreshing else {
+            refreshAgain = true
+            return
+        }
+        refreshing = true
+        Task { @MainActor in
+            repeat {
+                refreshAgain = false
+                let next = await readSnapshot()
+                if next != snapshot {
+                    snapshot = next
+                    if let json = try? String(decoding: JSONEncoder().encode(next), as: UTF8.self) {
+                        events.publish("state", json)
+                    }
+                }
+            } while refreshAgain
+            refreshing = false
+        }
+    }
+
+    private func readSnapshot() async -> ViewSnapshot {
+        var next = ViewSnapshot()
+        do {
+            next.status = try await property(MPRISNames.player, "PlaybackStatus", on: MPRISNames.path)
+            next.rate = Double(try await property(MPRISNames.player, "Rate", on: MPRISNames.path)) ?? 1
+            next.pausedBecause = try await property(MPRISNames.narrator, "PausedBecause", on: BusNames.objectPath)
+            let book = try await call(MPRISNames.narrator, "org.freedesktop.DBus.Properties", "Get", on: BusNames.objectPath) {
+                try $0.append(MPRISNames.narrator)
+                try $0.append("Book")
+            }.readDisplayDictionary()
+            next.running = true
+            if let title = book["title"], let count = book["chapter-count"].flatMap(Int.init) {
+                let cover = book["cover"].flatMap(URL.init(string:)).flatMap { $0.isFileURL ? $0 : nil }
+                coverFile = cover
+                next.book = .init(title: title, authors: book["authors"] ?? "",
+                                  chapter: book["chapter"].flatMap(Int.init) ?? 0, chapterCount: count,
+                                  url: book["url"] ?? "", hasCover: cover != nil, language: book["language"] ?? "")
+            } else {
+                coverFile = nil
+            }
+        } catch {
+            next = ViewSnapshot()   // not running (or not answering): the page says so
+            coverFile = nil
+        }
+        return next
+    }
+
+    private func property(_ interface: String, _ name: String, on path: String) async throws -> String {
+        try await call(interface, "org.freedesktop.DBus.Properties", "Get", on: path) {
+            try $0.append(interface)
+            try $0.append(name)
+        }.readDisplayVariant()
+    }
+
+    // MARK: - The pages' requests
+
+    public func chapters() async throws -> [ViewChapter] {
+        let reply = try await call(MPRISNames.narrator, MPRISNames.narrator, "GetChapters", on: BusNames.objectPath)
+        return try reply.readStructArray("sut") {
+            ViewChapter(title: try reply.readString(), depth: Int(try reply.readUInt32()),
+                        seconds: Double(try reply.readUInt64()) / 1e6)
+        }
+    }
+
+    public func chapterMarkup(_ chapter: Int) async throws -> ViewChapterMarkup {
+        let reply = try await call(MPRISNames.narrator, MPRISNames.narrator, "GetChapterMarkup", on: BusNames.objectPath,
+                                   timeout: 60_000_000) { try $0.append(UInt32(clamping: chapter)) }
+        return ViewChapterMarkup(chapter: chapter, trackID: try reply.readObjectPath(), html: try reply.readString())
+    }
+
+    /// An image of the open book, by manifest id: (media type, bytes).
+    public func resource(_ id: String) async throws -> (mediaType: String, data: [UInt8]) {
+        let reply = try await call(MPRISNames.narrator, MPRISNames.narrator, "GetResource", on: BusNames.objectPath) {
+            try $0.append(id)
+        }
+        return (try reply.readString(), try reply.readBytes())
+    }
+
+    /// What a page's control does, as the bus calls a media key or `lector` would make.
+    public func perform(_ action: ViewAction) async throws {
+        switch action {
+        case .play: _ = try await player("Play")
+        case .pause: _ = try await player("Pause")
+        case .playPause: _ = try await player("PlayPause")
+        case .next: _ = try await player("Next")
+        case .previous: _ = try await player("Previous")
+        case .skip(let seconds):
+            _ = try await player("Seek") { try $0.append(Int64(seconds * 1e6)) }
+        case .rate(let rate):
+            _ = try await call(MPRISNames.player, "org.freedesktop.DBus.Properties", "Set", on: MPRISNames.path) { writer in
+                try writer.append(MPRISNames.player)
+                try writer.append("Rate")
+                try writer.container("v", "d") { try writer.append(rate) }
+            }
+        case .seekToText(let chapter, let offset):
+            _ = try await call(MPRISNames.narrator, MPRISNames.narrator, "SeekToText", on: BusNames.objectPath) {
+                try $0.append(UInt32(clamping: chapter))
+                try $0.append(UInt32(clamping: offset))
+            }
+        case .goToChapter(let chapter):
+            _ = try await call(MPRISNames.narrator, MPRISNames.narrator, "SeekToText", on: BusNames.objectPath) {
+                try $0.append(UInt32(clamping: chapter))
+                try $0.append(UInt32(0))
+            }
+        }
+    }
+
+    private func player(_ member: String, _ build: (MessageWriter) throws -> Void = { _ in }) async throws -> MessageReader {
+        try await call(MPRISNames.player, MPRISNames.player, member, on: MPRISNames.path, build)
+    }
+
+    private func call(_ destinationInterface: String, _ interface: String, _ member: String, on path: String,
+                      timeout: UInt64 = 10_000_000,
+                      _ build: (MessageWriter) throws -> Void = { _ in }) async throws -> MessageReader {
+        // Every interface lives under the MPRIS name; Lector1's name would do as well.
+        try await bus.callAsync(destination: MPRISNames.service, path: path, interface: interface, member: member,
+                                timeoutMicroseconds: timeout, autoStart: false, build)
+    }
+}
+
+/// A control on the page, posted as JSON to /api/control:
+/// `{"action":"skip","seconds":-15}`, `{"action":"seekToText","chapter":3,"offset":1200}`.
+public enum ViewAction: Sendable, Equatable {
+    case play, pause, playPause, next, previous
+    case skip(seconds: Double)
+    case rate(Double)
+    case seekToText(chapter: Int, offset: Int)
+    case goToChapter(Int)
+
+    struct Request: Decodable {
+        var action: String
+        var seconds: Double?
+        var rate: Double?
+        var chapter: Int?
+        var offset: Int?
+    }
+
+    /// Parses the page's JSON; nil for anything it does not know or out of range.
+    public static func parse(_ body: [UInt8]) -> ViewAction? {
+        guard let request = try? JSONDecoder().decode(Request.self, from: Data(body)) else { return nil }
+        switch request.action {
+        case "play": return .play
+        case "pause": return .pause
+        case "playPause": return .playPause
+        case "next": return .next
+        case "previous": return .previous
+        case "skip":
+            guard let seconds = request.seconds, seconds.isFinite, abs(seconds) <= 3600 else { return nil }
+            return .skip(seconds: seconds)
+        case "rate":
+            guard let rate = request.rate, rate.isFinite, rate > 0, rate <= 10 else { return nil }
+            return .rate(rate)
+        case "seekToText":
+            guard let chapter = request.chapter, let offset = request.offset, chapter >= 0, offset >= 0,
+                  chapter <= Int(UInt32.max), offset <= Int(UInt32.max) else { return nil }
+            return .seekToText(chapter: chapter, offset: offset)
+        case "goToChapter":
+            guard let chapter = request.chapter, chapter >= 0, chapter <= Int(UInt32.max) else { return nil }
+            return .goToChapter(chapter)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import LectorBus
+import LectorInterface
+import LectorView
+
+/// `lector view`: the read-along page, in the default browser.
+///
+/// The page is served by a small server of its own (not the daemon), on 127.0.0.1 with a secret
+/// token in its address; one runs per session and exits some minutes after its last page closed.
+/// MPRIS `Raise` and the desktop entry run this too.
+///
+///     lector view                 # opens the page (starts the server if none runs)
+///     lector view --no-browser    # prints the page's address and serves until idle (scripts, tests)
+struct View: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Open the read-along page: the book, with the word being heard highlighted.",
+        discussion: """
+            Examples:
+              lector view
+              lector view --no-browser      # print the address and keep serving
+            """)
+
+    @Flag(help: "Print the page's address instead of opening a browser, and serve in the foreground.")
+    var noBrowser = false
+
+    @Option(help: ArgumentHelp("Exit this many seconds after the last page closed.", valueName: "seconds"))
+    var idleExit: Double = 300
+
+    /// How D-Bus activation (io.github.lector.View1.service) and `lector view` itself start the
+    /// server: serve in the foreground, printing nothing (the address holds the page's token).
+    @Flag(help: .hidden)
+    var serve = false
+
+    /// With --serve: print the address once, for the `lector view` that started this server.
+    @Flag(help: .hidden)
+    var reportUrl = false
+
+    func validate() throws {
+        guard idleExit.isFinite, idleExit > 0 else { throw ValidationError("--idle-exit must be a positive number of seconds") }
+    }
+
+    func run() throws {
+        if let url = Self.runningServerURL() {
+            if noBrowser { print(url) } else { try Self.open(url) }
+            return
+        }
+        if noBrowser || serve {
+            try runServer(printing: noBrowser || reportUrl, detached: serve && reportUrl)
+        } else {
+            try Self.open(try startServer())
+        }
+    }
+
+    /// Serves here until idle or a signal; prints the address first when `printing`.
+    private func runServer(printing: Bool, detached: Bool) throws {
+        let status: Int32 = try MainActor.assumeIsolated {
+            var options = ViewService.Options()
+            options.idleExitSeconds = idleExit
+            let service: ViewService
+            do {
+                service = try ViewService(options: options)
+            } catch ViewService.StartError.alreadyRunning {
+                // Another started meanwhile: use it.
+                if printing, let url = Self.runningServerURL() { print(url) }
+                return 0
+            }
+            return try service.run { url in
+                guard printing else { return }
+                // Unbuffered: whoever started us reads this line before anything else happens.
+                FileHandle.standardOutput.write(Data((url + "\n").utf8))
+                // Started by `lector view`: it has read the address; nothing more goes to its pipe.
+                if detached { Self.silenceOutput() }
+            }
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// Starts `lector view` as a server of its own (its own session, no terminal) and returns the
+    /// address it prints.
+    private func startServer() throws -> String {
+        var pipe: [Int32] = [0, 0]
+        guard Glibc.pipe(&pipe) == 0 else { throw CLIError("cannot start the read-along server: \(String(cString: strerror(errno)))") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addclose(&actions, pipe[0])
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Self.spawnSetsid)
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let arguments = [executable, "view", "--serve", "--report-url", "--idle-exit", String(idleExit)]
+        let environment = ProcessInfo.processInfo.environment.map { "\($0)=\($1)" }
+        var pid: pid_t = 0
+        let spawned = withCStrings(arguments) { argv in
+            withCStrings(environment) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
+        }
+        close(pipe[1])
+        defer { close(pipe[0]) }
+        guard spawned == 0 else {
+            throw CLIError("cannot start the read-along server: \(String(cString: strerror(spawned)))")
+        }
+        // The first line is the address; the server exits only if it cannot start.
+        var line = [UInt8]()
+        var byte: UInt8 = 0
+        while read(pipe[0], &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+        guard !line.isEmpty else {
+            throw CLIError("the read-along server did not start (run `lector view --no-browser` to see why)")
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// glibc's POSIX_SPAWN_SETSID (a _GNU_SOURCE constant Swift does not import): the server
+    /// leaves the terminal's session, so closing the terminal does not end it.
+    static let spawnSetsid: Int16 = 0x80
+
+    /// The address of the server running in this session, if any; D-Bus activation starts one
+    /// where its activation file is installed (the package), under its own unit.
+    static func runningServerURL() -> String? {
+        guard let bus = try? Bus.session() else { return nil }
+        defer { bus.close() }
+        guard let reply = try? bus.call(destination: ViewNames.service, path: ViewNames.path,
+                                        interface: "org.freedesktop.DBus.Properties", member: "Get", { writer in
+                                            try writer.append(ViewNames.interface)
+                                            try writer.append("Url")
+                                        }) else { return nil }
+        return (try? reply.readDisplayVariant()).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Opens `url` with the desktop's browser, or says where to go.
+    static func open(_ url: String) throws {
+        if PageOpener.open(url) {
+            print("Opened the read-along page in your browser.")
+        } else {
+            print("Open this address in your browser: \(url)")
+        }
+    }
+
+    /// After the address was read, stdout goes nowhere (the pipe's reader is gone).
+    static func silenceOutput() {
+        let null = Glibc.open("/dev/null", O_WRONLY)
+        if null >= 0 {
+            dup2(null, 1)
+            close(null)
+        }
+    }
+}
+
+/// Runs `body` with `strings` as a NULL-terminated C array (argv, envp).
+func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+    var pointers = strings.map { strdup($0) } + [nil]
+    defer { for pointer in pointers { free(pointer) } }
+    return body(pointers)
+}
