@@ -17,14 +17,14 @@ extension LectorService {
     /// org.mpris.MediaPlayer2
     private func rootObject() -> BusObject {
         let members: [BusMember<LectorService>] = [
-            .method("Raise") { _, _ in .done },
+            .method("Raise") { service, _ in service.raise(); return .done },
             .method("Quit") { service, _ in
                 // After the reply: the caller hears back before the bus connection closes.
                 LoopInbox.post { [weak service] in service?.requestExit(.quit) }
                 return .done
             },
             .property("CanQuit", "b", .constant) { _, reply in try reply.append(true) },
-            .property("CanRaise", "b", .constant) { _, reply in try reply.append(false) },
+            .property("CanRaise", "b", .constant) { _, reply in try reply.append(true) },
             .property("HasTrackList", "b", .constant) { _, reply in try reply.append(true) },
             .property("Identity", "s", .constant) { _, reply in try reply.append("Lector") },
             .property("DesktopEntry", "s", .constant) { _, reply in try reply.append(MPRISNames.desktopEntry) },
@@ -118,6 +118,13 @@ extension LectorService {
                     return .answered
             },
             .method("GetChapterText", in: "u", ["chapter"], out: "os", ["trackid", "text"]) { try $0.chapterText($1) },
+            .method("GetChapters", out: "a(sut)", ["chapters"]) { try $0.chapterList($1) },
+            .method("GetChapterMarkup", in: "u", ["chapter"], out: "os", ["trackid", "markup"]) { try $0.chapterMarkup($1) },
+            .method("GetResource", in: "s", ["id"], out: "say", ["type", "data"]) { service, call in
+                try service.library.resource(id: try call.reader.readString(), reply: call.deferReply())
+                return .answered
+            },
+            .method("SeekToText", in: "uu", ["chapter", "offset"]) { try $0.seekToText($1) },
             .signal("SpeakingRange", "ouu", ["trackid", "start", "length"]),
             .property("Book", "a{sv}", .change) { try $0.writeBook($1) },
             .property("PausedBecause", "s", .change) { try $1.append($0.audioPolicy.pausedBecause) },

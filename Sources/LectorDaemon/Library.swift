@@ -45,6 +45,10 @@ final class Library {
     private let latestOpen = GenerationTicket()
     private var latestOpenPath = ""
     private var bookmarkTimer: EventSource?
+    /// The open book's outline: the read-along page's markup and images are read from it, on
+    /// `pageQueue` so a page never waits behind the background parse of the other chapters.
+    private var outline: BookOutline?
+    private let pageQueue = DispatchQueue(label: "io.github.lector.page")
 
     /// A parse skipped because a later Open had replaced it.
     private struct Superseded: Error {}
@@ -194,10 +198,52 @@ final class Library {
         if let note = prepared.note { Journal.log(.notice, note, fields: ["LECTOR_BOOK": prepared.book.url.path]) }
         narrator.voice = voice(forBookLanguage: prepared.book.language)
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)
+        outline = prepared.reader
         onBookApplied?()
         Journal.log(.info, "opened \"\(BusText.capped(prepared.book.title))\" (\(prepared.book.chapterCount) chapters) at chapter \(prepared.startChapter + 1)",
                     fields: ["LECTOR_BOOK": prepared.book.url.path, "LECTOR_CHAPTER": String(prepared.startChapter + 1)])
         loadRemainingChapters(of: prepared, generation: latestBook.advance())
+    }
+
+    /// Narrator1.GetChapterMarkup: the chapter as the read-along page shows it, made off the loop.
+    func chapterMarkup(_ chapter: Int, trackID: String, reply: DeferredReply) throws {
+        guard let outline else { throw LectorError(.noBook, "no book is open: Open one first") }
+        guard outline.chapters.indices.contains(chapter) else {
+            throw LectorError.invalidArgument("no chapter \(chapter) in the open book: it has \(outline.chapters.count) (0 to \(outline.chapters.count - 1))")
+        }
+        pageQueue.async {
+            let result = Result { () throws(BookError) in try outline.chapterMarkup(at: chapter) }
+            LoopInbox.post {
+                switch result {
+                case .success(let markup):
+                    reply.send { writer in
+                        try writer.appendObjectPath(trackID)
+                        try writer.append(markup.html)
+                    }
+                case .failure(let error):
+                    reply.fail(LectorError(.badBook, "chapter \(chapter) cannot be shown: \(error)"))
+                }
+            }
+        }
+    }
+
+    /// Narrator1.GetResource: an image of the open book, by manifest id (never a path).
+    func resource(id: String, reply: DeferredReply) throws {
+        guard let outline else { throw LectorError(.noBook, "no book is open: Open one first") }
+        pageQueue.async {
+            let result = Result { () throws(BookError) in try outline.resource(id: id) }
+            LoopInbox.post {
+                switch result {
+                case .success(let resource):
+                    reply.send { writer in
+                        try writer.append(resource.mediaType)
+                        try writer.appendBytes([UInt8](resource.data))
+                    }
+                case .failure(let error):
+                    reply.fail(LectorError(.notFound, "\(error)"))
+                }
+            }
+        }
     }
 
     /// The book's language picks the voice; an unknown one falls back to the default, with a log line.
@@ -295,6 +341,7 @@ struct PreparedBook: @unchecked Sendable {
 
         var book = OpenBook(identity: outline.identity, title: outline.title, authors: outline.authors,
                             language: outline.language, url: url, coverURL: nil, chapterTitles: titles)
+        book.chapterDepths = outline.chapters.map(\.depth)
         let first: String
         do {
             let chapter = try reader.loadChapter(start.chapter)

@@ -13,6 +13,8 @@ struct OpenBook {
     var coverURL: URL?
     let chapterTitles: [String]
     var chapterTexts: [Int: String] = [:]
+    /// Nesting of each chapter in the table of contents (0 = top level), for chapter lists.
+    var chapterDepths: [Int] = []
 
     var chapterCount: Int { chapterTitles.count }
 
