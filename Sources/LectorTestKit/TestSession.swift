@@ -75,6 +75,8 @@ public final class TestSession: @unchecked Sendable {
         environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
         environment["PULSE_SERVER"] = pulseServer
         environment[Self.markerVariable] = directory.path
+        // xdg-open (`lector view`, MPRIS Raise) "opens" pages with this: no real browser window.
+        environment["BROWSER"] = "true"
         self.environment = environment
 
         do {

@@ -3,7 +3,7 @@ import FoundationXML
 import LectorTestKit
 import XCTest
 
-/// The live interface is the documented one: dbus/io.github.lector.Lector1.xml.
+/// The live interfaces are the documented ones: dbus/io.github.lector.Lector1.xml and Narrator1.xml.
 final class IntrospectionTests: XCTestCase {
     private static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -12,19 +12,20 @@ final class IntrospectionTests: XCTestCase {
         let lector = try LectorFixture()
         defer { lector.shutdown() }
 
-        let documentedURL = Self.repositoryRoot.appendingPathComponent("dbus/io.github.lector.Lector1.xml")
-        let documented = try Self.members(ofInterface: LectorFixture.interface,
-                                          in: try String(contentsOf: documentedURL, encoding: .utf8))
-
         let result = try lector.call("Introspect", [], timeout: 10, interface: "org.freedesktop.DBus.Introspectable")
         XCTAssertTrue(result.succeeded, "\(result)")
         let xml = try XCTUnwrap(Self.gvariantString(result.stdout), "cannot read \(result.stdout)")
-        let live = try Self.members(ofInterface: LectorFixture.interface, in: xml)
-
-        XCTAssertGreaterThan(documented.count, 15, "too little found in \(documentedURL.path): \(documented)")
-        let missing = documented.subtracting(live).sorted(), extra = live.subtracting(documented).sorted()
-        XCTAssertEqual(missing, [], "documented but not served:\n\(missing.joined(separator: "\n"))\nlive XML:\n\(xml)")
-        XCTAssertEqual(extra, [], "served but not documented:\n\(extra.joined(separator: "\n"))")
+        // Both of Lector's own interfaces live on this object.
+        for (file, interface) in [("Lector1", LectorFixture.interface), ("Narrator1", "io.github.lector.Narrator1")] {
+            let documentedURL = Self.repositoryRoot.appendingPathComponent("dbus/io.github.lector.\(file).xml")
+            let documented = try Self.members(ofInterface: interface,
+                                              in: try String(contentsOf: documentedURL, encoding: .utf8))
+            let live = try Self.members(ofInterface: interface, in: xml)
+            XCTAssertGreaterThan(documented.count, 10, "too little found in \(documentedURL.path): \(documented)")
+            let missing = documented.subtracting(live).sorted(), extra = live.subtracting(documented).sorted()
+            XCTAssertEqual(missing, [], "\(interface): documented but not served:\n\(missing.joined(separator: "\n"))\nlive XML:\n\(xml)")
+            XCTAssertEqual(extra, [], "\(interface): served but not documented:\n\(extra.joined(separator: "\n"))")
+        }
         // The standard interfaces a client relies on come with it.
         for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable"] {
             XCTAssertTrue(xml.contains("<interface name=\"\(standard)\">"), "\(standard) missing")

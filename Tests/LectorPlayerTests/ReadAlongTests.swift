@@ -1,0 +1,337 @@
+import Foundation
+import LectorTestKit
+import XCTest
+
+/// The read-along page for real: the daemon narrating on a private bus and sound server,
+/// `lector view --no-browser` serving, and Debian's chromium (headless, through Playwright)
+/// showing the page, checked against what the bus says is heard.
+final class ReadAlongTests: SharedDaemonTestCase {
+    nonisolated(unsafe) private static var servers: [ObjectIdentifier: (ManagedProcess, String)] = [:]
+    nonisolated(unsafe) private static var browsers: [ObjectIdentifier: HeadlessBrowser] = [:]
+
+    /// The page's address (with its token), from a view server this class shares.
+    private var url: String!
+    private var browser: HeadlessBrowser!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        let key = ObjectIdentifier(type(of: self))
+        if let (server, address) = Self.servers[key], server.isRunning {
+            url = address
+        } else {
+            let (server, address) = try startViewServer()
+            Self.servers[key] = (server, address)
+            url = address
+        }
+        if let existing = Self.browsers[key] {
+            browser = existing
+        } else {
+            browser = try HeadlessBrowser(session: fixture.session)
+            Self.browsers[key] = browser
+        }
+    }
+
+    override class func tearDown() {
+        browsers.removeValue(forKey: ObjectIdentifier(self))?.close()
+        servers.removeValue(forKey: ObjectIdentifier(self))
+        super.tearDown()
+    }
+
+    /// `lector view --no-browser`: its first line is the page's address.
+    private func startViewServer(idleExit: Int = 600) throws -> (ManagedProcess, String) {
+        let server = try fixture.session.spawn(fixture.lector, ["view", "--no-browser", "--idle-exit", String(idleExit)])
+        var address: String?
+        _ = poll(timeout: 15) {
+            address = server.standardOutput.split(separator: "\n").first.map(String.init)
+            return address != nil || !server.isRunning
+        }
+        guard let address, address.hasPrefix("http://127.0.0.1:"), address.contains("/?token=") else {
+            throw FixtureError("lector view printed no address: \(server.output)")
+        }
+        return (server, address)
+    }
+
+    /// A small EPUB with what a page must render: emphasis, a list, a table, an image, a note
+    /// reference, astral characters, and three chapters.
+    private func writeBook(named name: String) throws -> URL {
+        let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==")!
+        let opf = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
+             <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+              <dc:identifier id="id">urn:uuid:readalong-\(name)</dc:identifier><dc:title>Read Along Test</dc:title>
+              <dc:creator>Ada Reader</dc:creator><dc:language>en</dc:language>
+              <meta property="dcterms:modified">2026-01-01T00:00:00Z</meta>
+             </metadata>
+             <manifest>
+              <item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
+              <item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/>
+              <item id="c2" href="c2.xhtml" media-type="application/xhtml+xml"/>
+              <item id="c3" href="c3.xhtml" media-type="application/xhtml+xml"/>
+              <item id="pic" href="images/pic.png" media-type="image/png"/>
+              <item id="cover" href="images/cover.png" media-type="image/png" properties="cover-image"/>
+             </manifest>
+             <spine><itemref idref="c1"/><itemref idref="c2"/><itemref idref="c3"/></spine>
+            </package>
+            """
+        let nav = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><head><title>Contents</title></head>
+            <body><nav epub:type="toc"><ol><li><a href="c1.xhtml">The River</a></li><li><a href="c2.xhtml">The Mill</a></li>
+            <li><a href="c3.xhtml">The Sea</a></li></ol></nav></body></html>
+            """
+        func chapter(_ title: String, _ body: String) -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"><head><title>\(title)</title>
+            <script>document.title = "owned"</script><style>body { color: red }</style></head>
+            <body><h1>\(title)</h1>\(body)</body></html>
+            """
+        }
+        let sentences = (1...12).map { "Sentence \($0) tells how the quiet river runs past the old mill and the green fields." }
+        let c1 = chapter("The River", """
+            <p>The river 𝔘 runs <em>slowly</em> past the <strong>old mill</strong>, where the farmer walks.<sup><a href="#n1" epub:type="noteref">1</a></sup></p>
+            <ul><li>First the bridge.</li><li>Then the stones.</li></ul>
+            <figure><img src="images/pic.png" alt="A small picture"/><figcaption>A picture of the mill.</figcaption></figure>
+            <table><tr><td>Left bank</td><td>Right bank</td></tr></table>
+            \(sentences.map { "<p>\($0)</p>" }.joined())
+            <aside epub:type="footnote" id="n1"><p>A note about the mill.</p></aside>
+            """)
+        let c2 = chapter("The Mill", "<p>The mill stands by the water. Its wheel turns all day long.</p>")
+        let c3 = chapter("The Sea", "<p>At last the river reaches the sea. That is the end.</p>")
+        let writer = EPUBWriter.standard(opf: opf)
+            .adding("OEBPS/nav.xhtml", nav).adding("OEBPS/c1.xhtml", c1).adding("OEBPS/c2.xhtml", c2)
+            .adding("OEBPS/c3.xhtml", c3).adding("OEBPS/images/pic.png", png).adding("OEBPS/images/cover.png", png)
+        let folder = fixture.session.directory.appendingPathComponent("books", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent(name)
+        _ = try writer.write(to: file)
+        return file
+    }
+
+    /// The chapter's speakable text, as SpeakingRange counts it.
+    private func chapterText(_ chapter: Int) throws -> [Unicode.Scalar] {
+        let answer = try fixture.busctl(["--json=short", "call", PlayerFixture.mprisName, PlayerFixture.narratorPath,
+                                         PlayerFixture.narrator, "GetChapterText", "u", String(chapter)])
+        let decoded = try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any]
+        let text = try XCTUnwrap((decoded?["data"] as? [Any])?.last as? String, answer.stdout)
+        return Array(text.unicodeScalars)
+    }
+
+    private func slice(_ text: [Unicode.Scalar], _ start: Int, _ length: Int) -> String {
+        guard start >= 0, start + length <= text.count else { return "<outside \(text.count)>" }
+        return String(String.UnicodeScalarView(text[start..<(start + length)]))
+    }
+
+    /// Opens the page and waits until it shows `chapter`.
+    private func openPage(showing chapter: Int) throws {
+        try browser.open(url)
+        try browser.waitFor("window.lectorView.view.chapter === \(chapter)", timeout: 15)
+    }
+
+    private var diagnostics: String {
+        "\nbrowser console: \(browser.console().suffix(20))\(fixture.context)"
+    }
+
+    // MARK: - Showing and following
+
+    func testThePageShowsTheBookAndHighlightsEachWordAsItIsHeard() throws {
+        let book = try writeBook(named: "follow.epub")
+        let since = try fixture.openAndHear(book)
+        try openPage(showing: 0)
+
+        // The book, its chapters, its cover and its image.
+        XCTAssertEqual(try browser.eval("document.getElementById('book-title').textContent") as? String, "Read Along Test")
+        XCTAssertEqual(try browser.eval("document.getElementById('book-authors').textContent") as? String, "Ada Reader")
+        XCTAssertEqual(try browser.eval("document.querySelectorAll('#chapters button').length") as? Int, 3, diagnostics)
+        try browser.waitFor("document.getElementById('cover').complete && document.getElementById('cover').naturalWidth > 0")
+        try browser.waitFor("[...document.querySelectorAll('#chapter img')].every((i) => i.complete && i.naturalWidth > 0) "
+                            + "&& document.querySelectorAll('#chapter img').length === 1")
+        XCTAssertEqual(try browser.eval("document.querySelector('#chapter em').textContent") as? String, "slowly")
+        XCTAssertEqual(try browser.eval("document.querySelectorAll('#chapter li').length") as? Int, 2)
+        XCTAssertEqual(try browser.eval("document.querySelectorAll('#chapter td').length") as? Int, 2)
+        // The book's script never ran and its style is not applied; no element carries a handler.
+        XCTAssertEqual(try browser.eval("document.title") as? String, "Read Along Test: Lector")
+        XCTAssertEqual(try browser.eval("document.querySelectorAll('#chapter script, #chapter style').length") as? Int, 0)
+
+        // Every word highlighted is the word the bus said is heard, at its offsets.
+        let text = try chapterText(0)
+        try browser.waitFor("window.lectorView.metrics.ranges.length >= 12", timeout: 20)
+        let entries = try XCTUnwrap(browser.eval("window.lectorView.metrics.ranges.filter((r) => r.chapter === 0)") as? [[String: Any]])
+        XCTAssertGreaterThanOrEqual(entries.count, 12, diagnostics)
+        for entry in entries {
+            let start = try XCTUnwrap(entry["start"] as? Int), length = try XCTUnwrap(entry["length"] as? Int)
+            XCTAssertEqual(entry["text"] as? String, slice(text, start, length), "highlight of (\(start), \(length))")
+        }
+        let heard = fixture.signals("SpeakingRange", since: since).compactMap { Int($0.arguments[1]) }
+        let shown = Set(entries.compactMap { $0["start"] as? Int })
+        XCTAssertTrue(shown.isSubset(of: Set(heard)), "the page highlighted words the bus never announced")
+
+        // The highlight in place now is the last word announced (pause, then compare).
+        try fixture.playerctl("pause")
+        try browser.waitFor("document.getElementById('play').getAttribute('aria-label') === 'Play'")
+        _ = poll(timeout: 2) { false }   // the last ranges of the run that paused arrive
+        let last = try XCTUnwrap(fixture.signals("SpeakingRange", since: since).last)
+        let start = try XCTUnwrap(Int(last.arguments[1])), length = try XCTUnwrap(Int(last.arguments[2]))
+        try browser.waitFor("window.lectorView.view.range && window.lectorView.view.range.start === \(start)")
+        XCTAssertEqual(try browser.eval("[...CSS.highlights.get('lector-word')][0].toString()") as? String,
+                       slice(text, start, length), diagnostics)
+        let sentence = try XCTUnwrap(browser.eval("[...CSS.highlights.get('lector-sentence')][0].toString()") as? String)
+        XCTAssertTrue(sentence.contains(slice(text, start, length)), "the sentence \"\(sentence)\" holds the word")
+    }
+
+    func testClickingAWordReadsFromThatWord() throws {
+        let book = try writeBook(named: "click.epub")
+        _ = try fixture.openAndHear(book)
+        try openPage(showing: 0)
+        let text = try chapterText(0)
+        let target = "Sentence 9"
+        let string = String(String.UnicodeScalarView(text))
+        let range = try XCTUnwrap(string.range(of: target))
+        let offset = string.unicodeScalars.distance(from: string.unicodeScalars.startIndex, to: range.lowerBound)
+        let clicked = Date()
+        try browser.clickText(offset: offset + 2)   // inside the word
+        let first = try XCTUnwrap(fixture.waitForSignal("SpeakingRange", since: clicked, timeout: 10) { signal in
+            Int(signal.arguments[1]).map { $0 >= offset - 20 } ?? false
+        }, "no word heard after the click\(diagnostics)")
+        XCTAssertEqual(Int(first.arguments[1]), offset, "narration goes on from the clicked word's start\(diagnostics)")
+        XCTAssertEqual(try fixture.status(), "Playing")
+    }
+
+    func testControlsKeysAndTheNextChapterRenderingByItself() throws {
+        let book = try writeBook(named: "controls.epub")
+        _ = try fixture.openAndHear(book)
+        try openPage(showing: 0)
+
+        try browser.focus("#page")
+        try browser.press(" ")
+        XCTAssertTrue(poll(timeout: 5) { (try? self.fixture.status()) == "Paused" }, "Space pauses\(diagnostics)")
+        try browser.press(" ")
+        XCTAssertTrue(poll(timeout: 5) { (try? self.fixture.status()) == "Playing" }, "Space plays again")
+
+        try browser.click("#next")
+        try browser.waitFor("window.lectorView.view.chapter === 1", timeout: 10)
+        XCTAssertEqual(try fixture.trackNumber(), 2)
+        XCTAssertEqual(try browser.eval("document.querySelector('#chapter h1').textContent") as? String, "The Mill")
+        XCTAssertEqual(try browser.eval("document.querySelector('#chapters [aria-current=true]').textContent") as? String, "The Mill")
+
+        // A media key elsewhere shows on the page.
+        try fixture.playerctl("pause")
+        try browser.waitFor("document.getElementById('play').getAttribute('aria-label') === 'Play'")
+        try fixture.playerctl("play")
+        try browser.waitFor("document.getElementById('play').getAttribute('aria-label') === 'Pause'")
+
+        // The chapter ends; the page shows the next by itself.
+        try browser.waitFor("window.lectorView.view.chapter === 2", timeout: 20)
+        XCTAssertEqual(try browser.eval("document.querySelector('#chapter h1').textContent") as? String, "The Sea")
+
+        // Rate from the page reaches MPRIS.
+        _ = try browser.eval("(() => { const r = document.getElementById('rate'); r.value = '1.5'; r.dispatchEvent(new Event('change')); })()")
+        XCTAssertTrue(poll(timeout: 5) { (try? self.fixture.double("Rate")) == 1.5 }, "rate from the page")
+    }
+
+    func testScrollingAwayStopsFollowingUntilTheListenerComesBack() throws {
+        let book = try writeBook(named: "scroll.epub")
+        _ = try fixture.openAndHear(book)
+        try openPage(showing: 0)
+        try browser.waitFor("window.lectorView.metrics.ranges.length > 0", timeout: 10)
+        try browser.scroll(by: 2000)
+        try browser.waitFor("!window.lectorView.view.following && !document.getElementById('follow').hidden")
+        try browser.click("#follow")
+        try browser.waitFor("window.lectorView.view.following && document.getElementById('follow').hidden")
+    }
+
+    func testThePageSaysWhenLectorIsNotRunningAndFollowsItBack() throws {
+        let book = try writeBook(named: "restart.epub")
+        _ = try fixture.openAndHear(book)
+        try openPage(showing: 0)
+        fixture.daemon.terminate()
+        try browser.waitFor("!document.getElementById('offline').hidden", timeout: 10)
+        XCTAssertEqual(try browser.eval("document.getElementById('offline-title').textContent") as? String, "Lector is not running")
+        try fixture.startDaemon()
+        try fixture.open(book, chapter: 1)
+        try browser.waitFor("document.getElementById('offline').hidden && window.lectorView.view.chapter === 1", timeout: 15)
+    }
+
+    // MARK: - Security
+
+    /// A raw request from outside the browser (no cookie), with the headers a rebinding page or
+    /// another local program would send.
+    private func rawRequest(_ path: String, host: String? = nil, origin: String? = nil,
+                            method: String = "GET") throws -> (status: Int, headers: String) {
+        let base = try XCTUnwrap(url.range(of: "/?token=").map { String(url[..<$0.lowerBound]) })
+        let script = """
+            import http.client, sys, urllib.parse
+            u = urllib.parse.urlparse(sys.argv[1])
+            c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+            c.putrequest(sys.argv[3], sys.argv[2], skip_host=True)
+            c.putheader("Host", sys.argv[4] or u.netloc)
+            if sys.argv[5]: c.putheader("Origin", sys.argv[5])
+            c.putheader("Content-Length", "2")
+            c.endheaders(b"{}")
+            r = c.getresponse()
+            print(r.status)
+            print(r.getheaders())
+            """
+        let result = try fixture.session.run("python3", ["-c", script, base, path, method, host ?? "", origin ?? ""], timeout: 15)
+        let lines = result.stdout.split(separator: "\n")
+        return (Int(lines.first ?? "") ?? -1, lines.dropFirst().joined())
+    }
+
+    func testOnlyThePageWithItsTokenGetsInAndNothingForeignRuns() throws {
+        let book = try writeBook(named: "security.epub")
+        _ = try fixture.openAndHear(book)
+        let token = try XCTUnwrap(url.components(separatedBy: "token=").last)
+        XCTAssertEqual(try rawRequest("/api/state").status, 403, "no token")
+        XCTAssertEqual(try rawRequest("/?token=\(String(token.reversed()))").status, 403, "a wrong token")
+        let port = try XCTUnwrap(URLComponents(string: url)?.port)
+        XCTAssertEqual(try rawRequest("/?token=\(token)", host: "attacker.example:\(port)").status, 403, "DNS rebinding: a foreign Host")
+        XCTAssertEqual(try rawRequest("/api/control", origin: "http://attacker.example", method: "POST").status, 403,
+                       "a foreign Origin")
+        let first = try rawRequest("/?token=\(token)")
+        XCTAssertEqual(first.status, 303, "the token in the URL: the cookie is set and the address bar cleaned")
+        XCTAssertTrue(first.headers.contains("SameSite=Strict") && first.headers.contains("HttpOnly"), first.headers)
+        XCTAssertTrue(first.headers.contains("script-src 'self'"), "Content-Security-Policy: \(first.headers)")
+
+        // Resources only by manifest id, never a path.
+        try openPage(showing: 0)
+        let base = try XCTUnwrap(url.range(of: "/?token=").map { String(url[..<$0.lowerBound]) })
+        XCTAssertEqual(try browser.request(base + "/resource/pic").status, 200)
+        for hostile in ["/resource/..%2F..%2F..%2Fetc%2Fpasswd", "/resource/c1", "/resource/nosuch", "/../../etc/passwd"] {
+            let answer = try browser.request(base + hostile)
+            XCTAssertNotEqual(answer.status, 200, "\(hostile) must not be served: \(answer.body.prefix(200))")
+            XCTAssertFalse(answer.body.contains("root:"), hostile)
+        }
+        XCTAssertEqual(try browser.eval("document.querySelectorAll('#chapter [onclick], #chapter a[href], #chapter [style]').length") as? Int, 0)
+    }
+
+    // MARK: - Raise and the server's life
+
+    func testTheServerLeavesAfterItsLastPageAndRaiseStartsItAgain() throws {
+        let key = ObjectIdentifier(type(of: self))
+        Self.servers.removeValue(forKey: key)?.0.terminate()
+        let viewName = "io.github.lector.View1"
+        XCTAssertTrue(poll(timeout: 5) { (try? self.fixture.session.busNameHasOwner(viewName)) == false })
+
+        // Serving while a page is open; gone a little after it closed.
+        let (server, address) = try startViewServer(idleExit: 3)
+        let page = try HeadlessBrowser(session: fixture.session)
+        try page.open(address)
+        try page.waitFor("document.getElementById('book-title') !== null")
+        XCTAssertFalse(poll(timeout: 5) { !server.isRunning }, "the server stays while its page is open")
+        page.close()
+        XCTAssertNotNil(server.waitForExit(timeout: 15), "the server exits after its last page closed: \(server.output)")
+        XCTAssertEqual(server.exitStatus, 0, server.output)
+
+        // MPRIS Raise (CanRaise) starts it again, through `lector view`; a second `lector view`
+        // finds it rather than starting another.
+        XCTAssertTrue(try fixture.bool("CanRaise", interface: PlayerFixture.root))
+        let raised = try fixture.call(PlayerFixture.root, "Raise")
+        XCTAssertTrue(raised.succeeded, "\(raised)")
+        XCTAssertTrue(poll(timeout: 15) { (try? self.fixture.session.busNameHasOwner(viewName)) == true },
+                      "Raise started the read-along server\(fixture.context)")
+        let again = try fixture.session.run(fixture.lector, ["view", "--no-browser"], timeout: 15)
+        XCTAssertEqual(again.status, 0, "\(again)")
+        XCTAssertTrue(again.stdout.hasPrefix("http://127.0.0.1:"), "\(again)")
+    }
+}
