@@ -9,7 +9,8 @@
 /// Brackets a book escaped twice (`&amp;lt;name@host.org&amp;gt;`, which reads as
 /// `&lt;name@host.org&gt;`) go too.
 /// Applied to every content document's text, read strictly or leniently alike, with the
-/// offsets of anchors, segments and headings moved to match.
+/// offsets of anchors, segments, headings and the read-along markup moved to match (a run loses
+/// the brackets it held: the page shows the address without them, as it is heard).
 enum AddressBrackets {
     static func removed(from document: DocumentText) -> DocumentText {
         let deleted = bracketPositions(in: document.scalars)
@@ -44,6 +45,7 @@ enum AddressBrackets {
         result.headings = document.headings.map { heading in
             DocumentHeading(offset: moved(heading.offset), text: removed(from: heading.text))
         }
+        result.markup = document.markup?.moved(moved)
         return result
     }
 

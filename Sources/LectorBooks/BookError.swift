@@ -43,6 +43,10 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
     case unsupportedEncoding(file: URL, detected: String?)
     /// `loadChapter(_:)` was asked for a chapter the outline does not have.
     case noSuchChapter(file: URL, index: Int, count: Int)
+    /// `resource(id:)` was asked for something the read-along page may not show: an id the
+    /// manifest lacks, an item that is no image (or in a format a browser cannot show), or any
+    /// id of a plain-text book.
+    case noSuchResource(file: URL, id: String)
     /// The file could not be read at all (missing, no permission, I/O error).
     case unreadable(file: URL, reason: String)
 
@@ -54,7 +58,7 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
              .brokenXML(let file, _, _, _), .encrypted(let file, _), .tooLarge(let file, _),
              .pathEscapesArchive(let file, _), .emptyBook(let file), .emptyFile(let file),
              .isDirectory(let file), .notARegularFile(let file, _), .unsupportedEncoding(let file, _), .noSuchChapter(let file, _, _),
-             .unreadable(let file, _):
+             .noSuchResource(let file, _), .unreadable(let file, _):
             return file
         }
     }
@@ -96,6 +100,8 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
                 + (detected.map { ": looks like \($0)" } ?? "")
         case .noSuchChapter(_, let index, let count):
             return "\(name): there is no chapter \(index); the book has \(count) (0...\(max(0, count - 1)))"
+        case .noSuchResource(_, let id):
+            return "\(name): the book has no image with manifest id \"\(id.prefix(200))\" to show"
         case .unreadable(_, let reason):
             return "\(name): cannot be read: \(reason)"
         }

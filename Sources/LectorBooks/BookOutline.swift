@@ -60,6 +60,24 @@ public struct BookOutline: Sendable {
         return try source.chapter(at: index, title: chapters[index].title)
     }
 
+    /// Chapter `index` as the read-along page shows it: the book's markup, sanitised, with every
+    /// stretch of `loadChapter(index).text` in a `<span data-o="N">` at its scalar offset (see
+    /// `ChapterMarkup`). The chapter's documents are read again for it, so narration never pays
+    /// for markup; a chapter with no text of its own shows its title.
+    public func chapterMarkup(at index: Int) throws(BookError) -> ChapterMarkup {
+        guard chapters.indices.contains(index) else {
+            throw .noSuchChapter(file: sourceURL, index: index, count: chapters.count)
+        }
+        return try source.chapterMarkup(at: index, title: chapters[index].title)
+    }
+
+    /// An image the book's manifest lists (JPEG, PNG, GIF, WebP or SVG), by manifest id: what a
+    /// fragment's `<img src="resource/ID">` shows. Anything else, and any id of a plain-text
+    /// book, throws `noSuchResource`.
+    public func resource(id: String) throws(BookError) -> BookResource {
+        try source.resource(id: id)
+    }
+
     /// The cover image's bytes, or nil when the book has none.
     public func loadCover() throws(BookError) -> BookCover? {
         try source.cover()

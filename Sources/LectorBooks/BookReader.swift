@@ -34,7 +34,7 @@ public enum BookReader {
     /// The size of the file `file` names, following symbolic links (`attributesOfItem` does not:
     /// it gave the link's own size, which let a link to a huge text file past `maxEntrySize`).
     /// Only regular files are books: a FIFO or a device has no size to check and may never end.
-    private static func fileSize(_ file: URL) throws(BookError) -> UInt64 {
+    static func fileSize(_ file: URL) throws(BookError) -> UInt64 {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
             throw .unreadable(file: file, reason: "no such file")
@@ -55,25 +55,40 @@ public enum BookReader {
     }
 
     private static func openPlainText(_ file: URL, size: UInt64, limits: BookLimits) throws(BookError) -> BookOutline {
-        guard size <= limits.maxEntrySize else {
-            throw .tooLarge(file: file, violation: .entry(path: file.lastPathComponent, size: size,
-                                                          limit: limits.maxEntrySize))
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw .unreadable(file: file, reason: "\(error)")
-        }
-        let (text, encoding) = try PlainTextDecoder.decode(data, file: file)
+        let (text, encoding, data) = try readPlainText(file, size: size, limits: limits)
         let layout = PlainTextLayout(text: text, documentPath: file.lastPathComponent,
                                      fallbackTitle: file.deletingPathExtension().lastPathComponent)
         guard !layout.chapters.isEmpty else { throw .emptyBook(file: file) }
-        let source = PlainTextChapterSource(file: file, document: layout.document, ranges: layout.chapters.map(\.range))
+        let source = PlainTextChapterSource(file: file, document: layout.document, ranges: layout.chapters.map(\.range),
+                                            limits: limits)
         return BookOutline(
             sourceURL: file, identity: ContentHash.identity(hex: ContentHash.fnv1a64(of: data)), title: layout.title,
             authors: [], language: nil, format: .plainText, textEncoding: encoding,
             chapters: layout.chapters.enumerated().map { ChapterEntry(index: $0, title: $1.title, depth: 0) },
             source: source)
+    }
+
+    /// A plain-text file's bytes and decoded text, refused past `limits.maxEntrySize` before
+    /// it is read (`size` from `fileSize`, looked up again when not given) and after.
+    static func readPlainText(_ file: URL, size knownSize: UInt64? = nil,
+                              limits: BookLimits) throws(BookError) -> (text: String, encoding: TextEncoding, data: Data) {
+        let size: UInt64
+        if let knownSize { size = knownSize } else { size = try fileSize(file) }
+        let data: Data
+        if size <= limits.maxEntrySize {
+            do {
+                data = try Data(contentsOf: file)
+            } catch {
+                throw .unreadable(file: file, reason: "\(error)")
+            }
+        } else {
+            data = Data()
+        }
+        guard size <= limits.maxEntrySize, UInt64(data.count) <= limits.maxEntrySize else {
+            throw .tooLarge(file: file, violation: .entry(path: file.lastPathComponent, size: max(size, UInt64(data.count)),
+                                                          limit: limits.maxEntrySize))
+        }
+        let (text, encoding) = try PlainTextDecoder.decode(data, file: file)
+        return (text, encoding, data)
     }
 }

@@ -14,15 +14,40 @@ enum ChapterTextAssembler {
         var range: Range<Int>
     }
 
+    /// Where a piece's text lands in the chapter: its trimmed `range` of the document starts at
+    /// chapter offset `base`. Pieces with no text have no placement.
+    struct Placement {
+        var piece: Int
+        var range: Range<Int>
+        var base: Int
+    }
+
+    /// How the pieces' text is laid out in the chapter, the one rule the chapter's text and its
+    /// read-along markup (`ChapterMarkupAssembler`) both follow: each piece trimmed, joined by a
+    /// blank line.
+    static func placements(_ pieces: [Piece]) -> [Placement] {
+        var placements: [Placement] = []
+        var length = 0
+        for (index, piece) in pieces.enumerated() {
+            let range = piece.document.trimmed(piece.range)
+            guard !range.isEmpty else { continue }
+            if length > 0 { length += 2 }
+            placements.append(Placement(piece: index, range: range, base: length))
+            length += range.count
+        }
+        return placements
+    }
+
     static func chapter(index: Int, title: String, pieces: [Piece]) -> Chapter {
         var scalars: [Unicode.Scalar] = []
         var spans: [SourceSpan] = []
         var warnings: [String] = []
         for piece in pieces {
-            let document = piece.document
-            if let warning = document.warning, !warnings.contains(warning) { warnings.append(warning) }
-            let range = document.trimmed(piece.range)
-            guard !range.isEmpty else { continue }
+            if let warning = piece.document.warning, !warnings.contains(warning) { warnings.append(warning) }
+        }
+        for placement in placements(pieces) {
+            let document = pieces[placement.piece].document
+            let range = placement.range
             if !scalars.isEmpty { scalars.append(contentsOf: ["\n", "\n"]) }
             let base = scalars.count
             scalars.append(contentsOf: document.scalars[range])
@@ -40,15 +65,19 @@ enum ChapterTextAssembler {
                 segmentIndex += 1
             }
         }
-        if scalars.isEmpty {
-            var builder = SpeakableTextBuilder()
-            builder.append(title, origin: { .init(elementPath: nil, line: 0) })
-            builder.finish()
-            scalars = builder.scalars
-        }
+        if scalars.isEmpty { scalars = spokenTitle(title).scalars }
         var text = String.UnicodeScalarView()
         text.append(contentsOf: scalars)
         return Chapter(index: index, title: title, text: String(text), sourceMap: spans, warnings: warnings)
+    }
+
+    /// What a chapter with no text of its own speaks: its title, and where in that the title's
+    /// run is (the pause period after it is no run).
+    static func spokenTitle(_ title: String) -> (scalars: [Unicode.Scalar], run: Range<Int>?) {
+        var builder = SpeakableTextBuilder()
+        let run = builder.append(title, origin: { .init(elementPath: nil, line: 0) })
+        builder.finish()
+        return (builder.scalars, run)
     }
 
     /// Binary search: the first segment whose end is past `offset`.

@@ -22,6 +22,9 @@ struct DocumentText: Sendable {
     /// what was wrong, for the listener's log, e.g. "OEBPS/metadata.xhtml is not well-formed XML
     /// at line 17 (…); read leniently as HTML".
     var warning: String?
+    /// How the document looks on the read-along page, when it was asked for
+    /// (`XHTMLTextExtractor.Options.recordsMarkup`); its runs index `scalars`.
+    var markup: DocumentMarkup?
 
     var count: Int { scalars.count }
 

@@ -19,6 +19,9 @@ struct EPUBChapterSource: ChapterSource {
     /// Warnings of every document parsed so far (opening reports them).
     let warnings: WarningLog
     private let cache: DocumentCache
+    /// Documents read again with their markup, for the read-along page only: kept apart so
+    /// narration never waits on (or holds) the bigger markup-bearing texts.
+    private let markupCache: DocumentCache
     /// Chapter indexes by the spine document they start in, ascending, and the spine documents
     /// any chapter starts in, ascending: lookups that were scans of every chapter, for every
     /// chapter (a spine of 20,000 documents took seconds to plan).
@@ -28,7 +31,8 @@ struct EPUBChapterSource: ChapterSource {
 
     init(archive: EPUBArchive, readingOrder: [String], chapters: [PlannedChapter],
          extractionOptions: [String: XHTMLTextExtractor.Options], coverLocation: CoverLocation?,
-         manifest: [ManifestItem], cache: DocumentCache = DocumentCache(), warnings: WarningLog = WarningLog()) {
+         manifest: [ManifestItem], cache: DocumentCache = DocumentCache(),
+         markupCache: DocumentCache = DocumentCache(capacity: 2), warnings: WarningLog = WarningLog()) {
         self.archive = archive
         self.readingOrder = readingOrder
         self.chapters = chapters
@@ -36,6 +40,7 @@ struct EPUBChapterSource: ChapterSource {
         self.coverLocation = coverLocation
         self.manifest = manifest
         self.cache = cache
+        self.markupCache = markupCache
         self.warnings = warnings
         var bySpine: [Int: [Int]] = [:]
         for (index, chapter) in chapters.enumerated() { bySpine[chapter.start.spineIndex, default: []].append(index) }
@@ -69,13 +74,57 @@ struct EPUBChapterSource: ChapterSource {
     func replanned(_ chapters: [PlannedChapter]) -> EPUBChapterSource {
         EPUBChapterSource(archive: archive, readingOrder: readingOrder, chapters: chapters,
                           extractionOptions: extractionOptions, coverLocation: coverLocation,
-                          manifest: manifest, cache: cache, warnings: warnings)
+                          manifest: manifest, cache: cache, markupCache: markupCache, warnings: warnings)
     }
 
     var hasCover: Bool { coverLocation != nil }
 
     func chapter(at index: Int, title: String) throws(BookError) -> Chapter {
         ChapterTextAssembler.chapter(index: index, title: title, pieces: try pieces(ofChapter: index))
+    }
+
+    /// The chapter's pieces as narration cuts them, each cut from its document read again whole
+    /// with markup (a prefix read as far as an anchor is the whole reading's prefix, so the
+    /// ranges hold); the text assembled from those is the chapter's text, and the runs index it.
+    func chapterMarkup(at index: Int, title: String) throws(BookError) -> ChapterMarkup {
+        var markedUp: [ChapterTextAssembler.Piece] = []
+        for piece in try pieces(ofChapter: index) {
+            markedUp.append(.init(document: try markupDocument(piece.document.path), range: piece.range))
+        }
+        let chapter = ChapterTextAssembler.chapter(index: index, title: title, pieces: markedUp)
+        let images = shownImageIDs()
+        return ChapterMarkupAssembler.markup(of: chapter, pieces: markedUp, imageID: { images[$0] })
+    }
+
+    private func markupDocument(_ path: String) throws(BookError) -> DocumentText {
+        try markupCache.document(at: path, through: nil) { (_: String?) throws(BookError) -> DocumentText in
+            var options = extractionOptions[path] ?? .init()
+            options.recordsMarkup = true
+            let document = try XHTMLTextExtractor.extract(try archive.data(at: path), path: path, file: archive.file,
+                                                          options: options)
+            warnings.record(document.warning)
+            return document
+        }
+    }
+
+    /// Archive path → manifest id of every image the page may show. An id that is only dots
+    /// would make `resource/..` a path of its own, so such an item is not shown.
+    private func shownImageIDs() -> [String: String] {
+        var ids: [String: String] = [:]
+        for item in manifest {
+            guard let path = item.path, BookResource.shownMediaType(item.mediaType) != nil,
+                  !item.id.isEmpty, !item.id.allSatisfy({ $0 == "." }), ids[path] == nil else { continue }
+            ids[path] = item.id
+        }
+        return ids
+    }
+
+    func resource(id: String) throws(BookError) -> BookResource {
+        guard let item = manifest.first(where: { $0.id == id }), let path = item.path,
+              let mediaType = BookResource.shownMediaType(item.mediaType) else {
+            throw .noSuchResource(file: archive.file, id: id)
+        }
+        return BookResource(mediaType: mediaType, data: try archive.data(at: path))
     }
 
     func documentText(_ path: String) throws(BookError) -> String {

@@ -32,34 +32,42 @@ struct PlainTextLayout: Sendable {
     var title: String
     var chapters: [(title: String, range: Range<Int>)]
 
-    init(text: String, documentPath: String, fallbackTitle: String) {
+    /// `recordsMarkup` also records the read-along page's markup (`DocumentText.markup`): each
+    /// paragraph a `<p>`, each heading an `<h2>`.
+    init(text: String, documentPath: String, fallbackTitle: String, recordsMarkup: Bool = false) {
         var blocks = Self.blocks(of: text)
         Self.demoteContentsLists(&blocks)
         let titleIndex = Self.titleHeadingIndex(blocks)
         let chapterIndexes = Self.chapterHeadingIndexes(blocks, titleIndex: titleIndex)
 
         var builder = SpeakableTextBuilder()
+        var recorder = recordsMarkup ? MarkupRecorder() : nil
         var blockStarts: [Int] = []
         var headings: [DocumentHeading] = []
         for block in blocks {
             builder.endBlock(.paragraph)
             let start = builder.nextTextOffset
             blockStarts.append(start)
+            recorder?.open(OutputElement(tag: block.isHeading ? "h2" : "p"), at: start)
             if block.isHeading {
                 for (index, line) in block.lines.enumerated() {
                     if index > 0 { builder.endBlock(.line) }
-                    builder.append(line.text, origin: { .init(elementPath: nil, line: line.number) })
+                    let run = builder.append(line.text, origin: { .init(elementPath: nil, line: line.number) })
+                    if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
                 }
                 headings.append(DocumentHeading(offset: start, text: block.title))
             } else {
                 for line in block.lines {
-                    builder.append(line.text + "\n", origin: { .init(elementPath: nil, line: line.number) })
+                    let run = builder.append(line.text + "\n", origin: { .init(elementPath: nil, line: line.number) })
+                    if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
                 }
             }
+            recorder?.close(at: builder.nextTextOffset)
         }
         builder.finish()
+        recorder?.finish(at: builder.nextTextOffset)
         let document = DocumentText(path: documentPath, scalars: builder.scalars, segments: builder.segments,
-                                    anchors: [:], headings: headings, title: nil)
+                                    anchors: [:], headings: headings, title: nil, markup: recorder?.markup)
         let title = titleIndex.map { blocks[$0].title } ?? fallbackTitle
         self.document = document
         self.title = title

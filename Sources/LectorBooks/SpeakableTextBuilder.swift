@@ -65,7 +65,14 @@ struct SpeakableTextBuilder {
         latestAnchor = id
     }
 
-    mutating func append(_ text: String, origin: () -> Origin) {
+    /// Appends a run of raw text and returns the scalars it became, or nil when it held only
+    /// whitespace and invisible characters. The range starts at the run's first character, after
+    /// any separator or space put before it, and ends at its last (a trailing space is only
+    /// pending): exactly the run's text with inner whitespace collapsed, what the read-along page
+    /// shows for it. `"  wide   open "` after "The" gives 4..<13 of "The wide open".
+    @discardableResult
+    mutating func append(_ text: String, origin: () -> Origin) -> Range<Int>? {
+        var runStart: Int?
         for scalar in text.unicodeScalars {
             // ASCII first: the Unicode property lookups and the Set hash cost ~100 ns a scalar.
             let isSpaceOrControl: Bool
@@ -97,8 +104,10 @@ struct SpeakableTextBuilder {
                 for id in pendingAnchors { anchors[id] = scalars.count }
                 pendingAnchors.removeAll()
             }
+            if runStart == nil { runStart = scalars.count }
             scalars.append(scalar)
         }
+        return runStart.map { $0..<scalars.count }
     }
 
     /// Ends the current block: closes its segment (adding the pause period when `pause`) and

@@ -40,6 +40,9 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         /// Stop where the element with this id starts: enough to cut the chapters before it out
         /// of a long single-file book without parsing the rest.
         var stopAtAnchor: String?
+        /// Also record how the document looks (`DocumentText.markup`), for the read-along page.
+        /// Off for opening and narration, which then pay nothing for it.
+        var recordsMarkup = false
     }
 
     /// Parses `data` as XML; when it is not well-formed, reads it again as HTML, which forgives
@@ -73,7 +76,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     /// The XML reading alone: `brokenXML` for any well-formedness error.
     static func extractStrictly(_ data: Data, path: String, file: URL,
                                 options: Options) throws(BookError) -> DocumentText {
-        let extractor = XHTMLTextExtractor(options: options)
+        let extractor = XHTMLTextExtractor(options: options, path: path)
         try XMLDocumentParsing.parse(data, path: path, file: file, handler: extractor)
         return extractor.finished(path: path)
     }
@@ -88,23 +91,24 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     private static func readLeniently(_ text: String, path: String, options: Options,
                                       knownTooDeep: Bool = false) -> (document: DocumentText, flattened: Bool) {
         if !knownTooDeep {
-            let extractor = XHTMLTextExtractor(options: options)
+            let extractor = XHTMLTextExtractor(options: options, path: path)
             if HTMLDocumentParser.parse(HTMLPreparation.prepared(text), handler: extractor) == .parsed,
                extractor.tooDeepAtLine == nil {
                 return (extractor.finished(path: path), false)
             }
         }
-        let flat = XHTMLTextExtractor(options: options)
+        let flat = XHTMLTextExtractor(options: options, path: path)
         _ = HTMLDocumentParser.parse(HTMLPreparation.prepared(text, flat: true), handler: flat)
         return (flat.finished(path: path), true)
     }
 
     private func finished(path: String) -> DocumentText {
         builder.finish(pause: !stopped)
+        recorder?.finish(at: builder.nextTextOffset)
         let title = titleText.map { MarkupElement.capped(Self.collapsed($0)) }.flatMap { $0.isEmpty ? nil : $0 }
         return AddressBrackets.removed(from: DocumentText(
             path: path, scalars: builder.scalars, segments: builder.segments, anchors: builder.anchors,
-            headings: headings, title: title, isComplete: !stopped))
+            headings: headings, title: title, isComplete: !stopped, markup: recorder?.markup))
     }
 
     static let paragraphBlocks: Set<String> = [
@@ -138,6 +142,13 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         var isHeading = false
         var isPre = false
         var collectsTitle = false
+        /// Markup only: an open event was recorded, so a close is due; the open of an element
+        /// starting a capture, recorded only if the capture is no note marker.
+        var recordsClose = false
+        var deferredOpen: OutputElement?
+        /// Markup only: a skipped note shown on the page, or an element inside it that is not.
+        var collectsNote = false
+        var hiddenInNote = false
     }
 
     /// Text held back inside a `<sup>` or a fragment link until its end shows whether it is a
@@ -149,7 +160,11 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     }
 
     private let options: Options
+    /// The document's archive path, which image sources are resolved against.
+    private let path: String
     private var builder = SpeakableTextBuilder()
+    /// Nil unless `options.recordsMarkup`.
+    private var recorder: MarkupRecorder?
     private var frames: [Frame] = [Frame(name: "", pathComponent: "", path: "")]
     private var skipDepth = 0
     private var notesAllowedDepth = 0
@@ -167,8 +182,10 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     /// The source line of what is being handled, for the source map.
     private var line = 1
 
-    private init(options: Options) {
+    private init(options: Options, path: String) {
         self.options = options
+        self.path = path
+        if options.recordsMarkup { recorder = MarkupRecorder() }
     }
 
     // MARK: Events from XMLSAXParser or HTMLDocumentParser
@@ -213,6 +230,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             titleText = ""
         }
         if skipDepth > 0 || shouldSkip(name, attributes, frame: &frame) {
+            if recorder != nil { recordSkipped(name, attributes, frame: &frame) }
             frame.skips = true
             skipDepth += 1
             frames.append(frame)
@@ -249,22 +267,32 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             frame.isPre = true
             preDepth += 1
         }
+        if recorder != nil { recordStart(name, attributes, frame: &frame) }
         frames.append(frame)
     }
 
     private func endElement(_ elementName: String) {
         guard !stoppedOnPurpose, frames.count > 1 else { return }
-        let frame = frames.removeLast()
+        var frame = frames.removeLast()
         if frame.allowsNotes { notesAllowedDepth -= 1 }
         if frame.skips {
             skipDepth -= 1
+            if recorder != nil { recordSkippedEnd(frame) }
             return
         }
         if frame.startsCapture, let finished = capture {
             capture = nil
             let isMarker = Self.isNoteMarker(finished.text, superscript: finished.isSuperscript)
                 || (finished.isSuperscript && finished.linksIntoDocument)
-            if !isMarker { emit(finished.text) }
+            if isMarker {
+                recorder?.marker(finished.text, at: builder.nextTextOffset)
+            } else {
+                if let element = frame.deferredOpen {
+                    recorder?.open(element, at: builder.nextTextOffset)
+                    frame.recordsClose = true
+                }
+                emit(finished.text)
+            }
         }
         if frame.isPre { preDepth -= 1 }
         if frame.isHeading, let start = headingStart {
@@ -275,6 +303,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             headingStart = nil
             if options.stopAfterFirstHeading, !text.isEmpty { stop() }
         }
+        if frame.recordsClose { recorder?.close(at: builder.nextTextOffset) }
         if frame.isBlock {
             builder.endBlock(Self.lineBlocks.contains(frame.name) ? .line : .paragraph)
         }
@@ -288,7 +317,10 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             if (titleText?.utf8.count ?? 0) < Self.maximumTitleBytes { titleText?.append(string) }
             return
         }
-        guard skipDepth == 0 else { return }
+        guard skipDepth == 0 else {
+            recorder?.noteText(string)
+            return
+        }
         emit(string)
     }
 
@@ -298,13 +330,15 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             return
         }
         guard preDepth > 0, text.contains("\n") else {
-            builder.append(text, origin: origin)
+            let run = builder.append(text, origin: origin)
+            if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
             return
         }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         for (index, line) in lines.enumerated() {
             if index > 0 { builder.endBlock(.line) }
-            builder.append(String(line), origin: origin)
+            let run = builder.append(String(line), origin: origin)
+            if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
         }
     }
 
@@ -312,6 +346,11 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     private func releaseCapture() {
         guard let held = capture else { return }
         capture = nil
+        if recorder != nil, let starter = frames.lastIndex(where: \.startsCapture),
+           let element = frames[starter].deferredOpen {
+            recorder?.open(element, at: builder.nextTextOffset)
+            frames[starter].recordsClose = true
+        }
         emit(held.text)
         for index in frames.indices { frames[index].startsCapture = false }
     }
@@ -332,6 +371,71 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         return .init(elementPath: path.utf8.count <= Self.maximumElementPathBytes ? path : nil, line: line)
     }
 
+    // MARK: The read-along page's markup (only with `Options.recordsMarkup`)
+
+    /// An element that is read: allowlisted elements open (one starting a capture waits until the
+    /// capture's end shows whether it is a note marker, and what is inside a capture is not
+    /// recorded), images are placed.
+    private func recordStart(_ name: String, _ attributes: [String: String], frame: inout Frame) {
+        if frame.startsCapture {
+            frame.deferredOpen = OutputElement(sourceName: name, attributes: attributes)
+            return
+        }
+        guard capture == nil else { return }
+        if name == "img" {
+            recordImage(attributes)
+            return
+        }
+        guard let element = OutputElement(sourceName: name, attributes: attributes) else { return }
+        if OutputElement.voidTags.contains(element.tag) {
+            recorder?.void(element, at: builder.nextTextOffset)
+        } else {
+            recorder?.open(element, at: builder.nextTextOffset)
+            frame.recordsClose = true
+        }
+    }
+
+    /// Only an image inside the archive: an external one (`http:`, `data:`) or one whose path
+    /// leaves the archive is dropped.
+    private func recordImage(_ attributes: [String: String]) {
+        guard let source = attributes["src"],
+              case .inside(let imagePath, _) = ArchivePath.resolve(source, from: path) else { return }
+        recorder?.image(path: imagePath, alt: attributes["alt"], at: builder.nextTextOffset)
+    }
+
+    /// An element that is not read. Starting the skip, it is a note unless hidden, or a note
+    /// reference (shown as a marker); inside a note, hidden elements stay hidden and blocks
+    /// start a new paragraph.
+    private func recordSkipped(_ name: String, _ attributes: [String: String], frame: inout Frame) {
+        if skipDepth == 0 {
+            let types = MarkupElement.semanticTypes(attributes)
+            if types.contains("noteref"), !Self.isHidden(name, attributes, types: types.filter { $0 != "noteref" }) {
+                frame.collectsNote = true
+                recorder?.beginNote(asMarker: true)
+            } else if !Self.isHidden(name, attributes, types: types) {
+                frame.collectsNote = true
+                recorder?.beginNote()
+            }
+        } else if recorder?.isCollectingNote == true {
+            if (recorder?.hiddenInNote ?? 0) > 0 || Self.isHidden(name, attributes) {
+                frame.hiddenInNote = true
+                recorder?.hiddenInNote += 1
+            } else if Self.paragraphBlocks.contains(name) || Self.lineBlocks.contains(name) {
+                recorder?.noteBreak()
+            }
+        }
+    }
+
+    private func recordSkippedEnd(_ frame: Frame) {
+        if frame.hiddenInNote {
+            recorder?.hiddenInNote -= 1
+        } else if frame.collectsNote {
+            recorder?.endNote(at: builder.nextTextOffset)
+        } else if Self.paragraphBlocks.contains(frame.name) || Self.lineBlocks.contains(frame.name) {
+            recorder?.noteBreak()
+        }
+    }
+
     private func headingOffset(from start: Int) -> Int {
         var offset = start
         while offset < builder.scalars.count, builder.scalars[offset].properties.isWhitespace { offset += 1 }
@@ -343,12 +447,8 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     }
 
     private func shouldSkip(_ name: String, _ attributes: [String: String], frame: inout Frame) -> Bool {
-        if Self.skippedElements.contains(name) { return true }
-        if attributes["hidden"] != nil || attributes["aria-hidden"]?.lowercased() == "true" { return true }
-        if let classes = attributes["class"]?.lowercased().split(whereSeparator: \.isWhitespace),
-           classes.contains(where: { Self.skippedClasses.contains(String($0)) }) { return true }
         let types = MarkupElement.semanticTypes(attributes)
-        if types.contains(where: Self.skippedTypes.contains) { return true }
+        if Self.isHidden(name, attributes, types: types) { return true }
         let isCollection = types.contains(where: Self.noteCollectionTypes.contains)
         let isNote = types.contains(where: Self.noteTypes.contains)
         guard isCollection || isNote else { return false }
@@ -360,6 +460,17 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             return false
         }
         return true
+    }
+
+    /// Never read nor shown: scripts, hidden elements, page numbers, note references. (Notes are
+    /// skipped too, but shown on the read-along page.)
+    static func isHidden(_ name: String, _ attributes: [String: String],
+                         types: [String]? = nil) -> Bool {
+        if skippedElements.contains(name) { return true }
+        if attributes["hidden"] != nil || attributes["aria-hidden"]?.lowercased() == "true" { return true }
+        if let classes = attributes["class"]?.lowercased().split(whereSeparator: \.isWhitespace),
+           classes.contains(where: { skippedClasses.contains(String($0)) }) { return true }
+        return (types ?? MarkupElement.semanticTypes(attributes)).contains(where: skippedTypes.contains)
     }
 
     /// "12", "*", "†", "[3]", "(iv)", "a": what a note reference looks like. Longer text, or a

@@ -1,0 +1,157 @@
+/// Writes a document's `DocumentMarkup` while its speakable text is built: the extractor (or the
+/// plain-text layout) says what it opens, closes, speaks and leaves out, with the text position
+/// it is at, and the recorder keeps the events balanced and in order.
+///
+/// What it decides itself:
+/// - The whitespace the builder put between two runs (a space, a line break) is shown, so
+///   `It was <em>dark</em>` does not read "It wasdark" on the page.
+/// - Runs that follow each other with nothing but a space between are one run: libxml2 hands
+///   text over in chunks, and "echt deutsch." is one stretch of text, not two.
+/// - A note left out of the speech is shown where an `<aside>` may stand: one found inside a
+///   paragraph or a heading waits until that closes, so the page's HTML parser does not split
+///   the paragraph around it.
+///
+///     var recorder = MarkupRecorder()
+///     recorder.open(OutputElement(tag: "p"), at: 0)
+///     recorder.spoken(builder.append("Hello", origin: origin), in: builder.scalars)
+///     recorder.close(at: builder.nextTextOffset)
+struct MarkupRecorder {
+    private(set) var markup = DocumentMarkup()
+    private var openTags: [String] = []
+    private var lastRunEnd = 0
+    private var pendingNotes: [[String]] = []
+    /// The paragraphs of the note (or note reference) being collected, the last one still growing.
+    private var note: [String]?
+    private var noteIsMarker = false
+    /// Elements inside the note being collected that are not shown either (page numbers, scripts).
+    var hiddenInNote = 0
+
+    /// Where an `<aside>` may stand in HTML: at the top, or in an element holding flow content.
+    static let flowContainers: Set<String> = [
+        "div", "section", "blockquote", "li", "dd", "td", "th", "figure", "figcaption", "caption",
+    ]
+
+    var isCollectingNote: Bool { note != nil }
+
+    mutating func open(_ element: OutputElement, at position: Int) {
+        markup.events.append(.init(position: position, content: .open(element)))
+        openTags.append(element.tag)
+    }
+
+    mutating func close(at position: Int) {
+        guard openTags.popLast() != nil else { return }
+        markup.events.append(.init(position: position, content: .close))
+        if !pendingNotes.isEmpty, canPlaceNote { flushNotes(at: position) }
+    }
+
+    /// A void element: `<br/>`, `<hr/>`.
+    mutating func void(_ element: OutputElement, at position: Int) {
+        markup.events.append(.init(position: position, content: .void(element)))
+    }
+
+    /// A run `SpeakableTextBuilder.append` reported (nil when it added nothing).
+    mutating func spoken(_ run: Range<Int>?, in scalars: [Unicode.Scalar]) {
+        guard let run else { return }
+        if let last = markup.events.last, case .spoken(let previous) = last.content, previous.upperBound == lastRunEnd,
+           run.lowerBound == lastRunEnd || (run.lowerBound == lastRunEnd + 1 && scalars[lastRunEnd] == " ") {
+            markup.events[markup.events.count - 1].content = .spoken(previous.lowerBound..<run.upperBound)
+            lastRunEnd = run.upperBound
+            return
+        }
+        if run.lowerBound > lastRunEnd {
+            // Only separators and a pause period lie between two runs: at most three scalars.
+            let gap = scalars[max(lastRunEnd, run.lowerBound - 4)..<run.lowerBound]
+            if gap.contains("\n") {
+                shown("\n", at: run.lowerBound)
+            } else if gap.contains(where: { $0.properties.isWhitespace }) {
+                shown(" ", at: run.lowerBound)
+            }
+        }
+        markup.events.append(.init(position: run.lowerBound, content: .spoken(run)))
+        lastRunEnd = run.upperBound
+    }
+
+    mutating func shown(_ text: String, at position: Int) {
+        markup.events.append(.init(position: position, content: .shown(text)))
+    }
+
+    mutating func marker(_ text: String, at position: Int) {
+        let shownText = Self.collapsed(text)
+        guard !shownText.isEmpty else { return }
+        markup.events.append(.init(position: position, content: .marker(shownText)))
+    }
+
+    mutating func image(path: String, alt: String?, at position: Int) {
+        let alt = alt.map { MarkupElement.capped(Self.collapsed($0)) }
+        markup.events.append(.init(position: position, content: .image(path: path, alt: alt)))
+    }
+
+    // MARK: Notes left out of the speech
+
+    /// `asMarker`: a note reference the extractor skips (`epub:type="noteref"`), shown as one.
+    mutating func beginNote(asMarker: Bool = false) {
+        note = [""]
+        noteIsMarker = asMarker
+        hiddenInNote = 0
+    }
+
+    mutating func noteText(_ text: String) {
+        guard hiddenInNote == 0, var paragraphs = note else { return }
+        note = nil   // appended in place, not copied
+        paragraphs[paragraphs.count - 1] += text
+        note = paragraphs
+    }
+
+    /// A block inside the note: what follows is a new paragraph.
+    mutating func noteBreak() {
+        guard hiddenInNote == 0, let paragraphs = note, paragraphs.last?.isEmpty == false else { return }
+        note?.append("")
+    }
+
+    mutating func endNote(at position: Int) {
+        guard let paragraphs = note else { return }
+        note = nil
+        if noteIsMarker {
+            marker(paragraphs.joined(separator: " "), at: position)
+            return
+        }
+        let shownParagraphs = paragraphs.map(Self.collapsed).filter { !$0.isEmpty }
+        guard !shownParagraphs.isEmpty else { return }
+        pendingNotes.append(shownParagraphs)
+        if canPlaceNote { flushNotes(at: position) }
+    }
+
+    /// The end of the document: notes still waiting are shown here.
+    mutating func finish(at position: Int) {
+        flushNotes(at: position)
+    }
+
+    private var canPlaceNote: Bool {
+        openTags.last.map(Self.flowContainers.contains) ?? true
+    }
+
+    private mutating func flushNotes(at position: Int) {
+        for paragraphs in pendingNotes {
+            markup.events.append(.init(position: position, content: .note(paragraphs)))
+        }
+        pendingNotes.removeAll()
+    }
+
+    /// Whitespace collapsed and trimmed, control and invisible characters dropped: shown text
+    /// follows the same rules as spoken text.
+    static func collapsed(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        var pendingSpace = false
+        for scalar in text.unicodeScalars {
+            if SpeakableTextBuilder.invisible.contains(scalar) { continue }
+            if scalar.properties.isWhitespace || scalar.properties.generalCategory == .control {
+                pendingSpace = !result.isEmpty
+                continue
+            }
+            if pendingSpace { result.append(" ") }
+            pendingSpace = false
+            result.append(scalar)
+        }
+        return String(result)
+    }
+}
