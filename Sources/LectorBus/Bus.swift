@@ -135,6 +135,20 @@ public final class Bus {
         matchHandlers.append(box)
     }
 
+    /// Like `addMatch`, but the match can be dropped again (`BusMatch.cancel()`): a client that
+    /// wants signals only while someone is interested, so it does not wake for them otherwise.
+    public func addRemovableMatch(_ rule: String, handler: @escaping (MessageReader) -> Void) throws -> BusMatch {
+        let box = MatchBox(handler: handler)
+        var slot: OpaquePointer?
+        let r = sd_bus_add_match(pointer, &slot, rule, { message, userdata, _ in
+            guard let message, let userdata else { return 0 }
+            Unmanaged<MatchBox>.fromOpaque(userdata).takeUnretainedValue().handler(MessageReader(message))
+            return 0
+        }, Unmanaged.passUnretained(box).toOpaque())
+        guard r >= 0, let slot else { throw SystemError(errno: -r, "adding match \(rule)") }
+        return BusMatch(slot: slot, box: box)
+    }
+
     /// Blocking use: process one message, or wait up to `timeout` for one.
     public func processOrWait(timeoutMicroseconds: UInt64) throws {
         let r = sd_bus_process(pointer, nil)
@@ -144,9 +158,28 @@ public final class Bus {
         guard w >= 0 else { throw SystemError(errno: -w, "sd_bus_wait") }
     }
 
-    private final class MatchBox {
+    final class MatchBox {
         let handler: (MessageReader) -> Void
         init(handler: @escaping (MessageReader) -> Void) { self.handler = handler }
+    }
+}
+
+/// A match added by `addRemovableMatch`: its handler runs until `cancel()` (or release).
+public final class BusMatch {
+    private var slot: OpaquePointer?
+    private let box: AnyObject
+
+    init(slot: OpaquePointer, box: AnyObject) {
+        self.slot = slot
+        self.box = box
+    }
+
+    deinit { cancel() }
+
+    /// Removes the match from the bus (unreferencing the slot disarms it first).
+    public func cancel() {
+        if let slot { sd_bus_slot_unref(slot) }
+        slot = nil
     }
 }
 

@@ -28,10 +28,11 @@ public final class NarratorLink {
         self.events = events
     }
 
+    /// Words are followed only while a page is open: with none, the heard words (several a
+    /// second while narration plays) do not wake this process.
+    private var wordMatch: BusMatch?
+
     public func start() throws {
-        try bus.addMatch("type='signal',interface='\(MPRISNames.narrator)',member='SpeakingRange'") { [weak self] message in
-            self?.spoke(message)
-        }
         try bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
                          + "path='\(MPRISNames.path)'") { [weak self] _ in self?.refresh() }
         try bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
@@ -42,6 +43,18 @@ public final class NarratorLink {
     }
 
     // MARK: - Following the narrator
+
+    /// Pages are open (`count` > 0): follow the heard words; none: stop.
+    public func pagesChanged(_ count: Int) {
+        if count > 0, wordMatch == nil {
+            wordMatch = try? bus.addRemovableMatch("type='signal',interface='\(MPRISNames.narrator)',member='SpeakingRange'") {
+                [weak self] message in self?.spoke(message)
+            }
+        } else if count == 0 {
+            wordMatch?.cancel()
+            wordMatch = nil
+        }
+    }
 
     /// The word heard now: straight to the pages, stamped with when it arrived (for the bench).
     private func spoke(_ message: MessageReader) {

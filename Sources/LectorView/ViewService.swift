@@ -4,6 +4,7 @@ import LectorBus
 import LectorInterface
 import LectorLoop
 import Logging
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
@@ -26,18 +27,14 @@ public final class ViewService {
     }
 
     public enum StartError: Error, CustomStringConvertible {
-        case alreadyRunning
         case noPage
         public var description: String {
-            switch self {
-            case .alreadyRunning: return "a read-along server already runs in this session"
-            case .noPage: return "the read-along page's files are missing (set LECTOR_VIEW_ASSETS to the Page folder)"
-            }
+            "the read-along page's files are missing (set LECTOR_VIEW_ASSETS to the Page folder)"
         }
     }
 
     private let options: Options
-    private let loop: EventLoop
+    private let loop: LectorLoop.EventLoop
     private let bus: Bus
     private let events: ViewEvents
     private let link: NarratorLink
@@ -51,23 +48,23 @@ public final class ViewService {
     private var object: BusObject?
     private var onReady: ((String) -> Void)?
     public private(set) var url: String?
+    /// Another server of this session took the name first: this one served nothing and left.
+    public private(set) var lostToAnotherServer = false
 
     public init(options: Options) throws {
         guard let assets = PageAssets.locate() else { throw StartError.noPage }
+        // Tasks run on NIO's loop threads, not on libdispatch's cooperative pool: once that pool
+        // has run a task, libdispatch wakes every second for good (its worker monitor), and an
+        // idle server must not wake at all. Before any task exists, or it has no effect.
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         self.options = options
-        EventLoop.blockSignals([SIGTERM, SIGINT])
-        loop = try EventLoop()
+        LectorLoop.EventLoop.blockSignals([SIGTERM, SIGINT])
+        loop = try LectorLoop.EventLoop()
         bus = try Bus.session()
         try bus.attach(to: loop)
-        do {
-            try bus.requestName(ViewNames.service)
-        } catch {
-            bus.close()
-            throw StartError.alreadyRunning
-        }
         events = ViewEvents(countChanged: { count in LoopInbox.post { ViewService.current?.pagesChanged(count) } })
         link = NarratorLink(bus: bus, events: events)
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        group = MultiThreadedEventLoopGroup.singleton
         var logger = Logger(label: "lector-view")
         logger.logLevel = .warning
         server = try ViewServer(token: token, events: events, link: link, assets: assets, group: group, logger: logger,
@@ -97,20 +94,30 @@ public final class ViewService {
         return try loop.run()
     }
 
+    /// Bound: publish the address, then take the name, so whoever finds the name finds the
+    /// address too. Another server that took the name first wins; this one leaves.
     private func serving(port: Int) {
         let url = "http://127.0.0.1:\(port)/?token=\(token)"
         self.url = url
         let published = BusObject(path: ViewNames.path, interface: ViewNames.interface, target: self, members: [
             .property("Url", "s", .constant) { service, reply in try reply.append(service.url ?? "") },
         ])
-        try? bus.add(published)
-        object = published
+        do {
+            try bus.add(published)
+            object = published
+            try bus.requestName(ViewNames.service)
+        } catch {
+            lostToAnotherServer = true
+            requestExit()
+            return
+        }
         pagesChanged(events.pageCount)
         onReady?(url)
         onReady = nil
     }
 
     private func pagesChanged(_ count: Int) {
+        link.pagesChanged(count)
         if count == 0 {
             idleTimer?.schedule(after: UInt64(options.idleExitSeconds * 1e6))
         } else {
@@ -137,8 +144,9 @@ public final class ViewService {
     /// Reverse order of start: the HTTP server's threads, the bus (matches, name), the loop's sources.
     private func teardown() {
         events.closeAll()
-        try? group.syncShutdownGracefully()
+        // The singleton group (the tasks' executor too) lives as long as the process.
         object?.close()
+        link.pagesChanged(0)
         bus.close()
         idleTimer?.close()
         for source in signalSources { source.close() }

@@ -55,24 +55,22 @@ struct View: ParsableCommand {
 
     /// Serves here until idle or a signal; prints the address first when `printing`.
     private func runServer(printing: Bool, detached: Bool) throws {
-        let status: Int32 = try MainActor.assumeIsolated {
+        let (status, lost): (Int32, Bool) = try MainActor.assumeIsolated {
             var options = ViewService.Options()
             options.idleExitSeconds = idleExit
-            let service: ViewService
-            do {
-                service = try ViewService(options: options)
-            } catch ViewService.StartError.alreadyRunning {
-                // Another started meanwhile: use it.
-                if printing, let url = Self.runningServerURL() { print(url) }
-                return 0
-            }
-            return try service.run { url in
+            let service = try ViewService(options: options)
+            let status = try service.run { url in
                 guard printing else { return }
                 // Unbuffered: whoever started us reads this line before anything else happens.
                 FileHandle.standardOutput.write(Data((url + "\n").utf8))
                 // Started by `lector view`: it has read the address; nothing more goes to its pipe.
                 if detached { Self.silenceOutput() }
             }
+            return (status, service.lostToAnotherServer)
+        }
+        if lost, printing, let url = Self.runningServerURL() {
+            // Another started at the same moment: use it.
+            FileHandle.standardOutput.write(Data((url + "\n").utf8))
         }
         if status != 0 { throw ExitCode(status) }
     }

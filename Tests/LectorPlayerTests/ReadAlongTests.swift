@@ -147,7 +147,7 @@ final class ReadAlongTests: SharedDaemonTestCase {
         try browser.waitFor("document.getElementById('cover').complete && document.getElementById('cover').naturalWidth > 0")
         try browser.waitFor("[...document.querySelectorAll('#chapter img')].every((i) => i.complete && i.naturalWidth > 0) "
                             + "&& document.querySelectorAll('#chapter img').length === 1")
-        XCTAssertEqual(try browser.eval("document.querySelector('#chapter em').textContent") as? String, "slowly")
+        XCTAssertEqual(try browser.eval("document.querySelector('#chapter em').textContent.trim()") as? String, "slowly")
         XCTAssertEqual(try browser.eval("document.querySelectorAll('#chapter li').length") as? Int, 2)
         XCTAssertEqual(try browser.eval("document.querySelectorAll('#chapter td').length") as? Int, 2)
         // The book's script never ran and its style is not applied; no element carries a handler.
@@ -176,6 +176,9 @@ final class ReadAlongTests: SharedDaemonTestCase {
         try browser.waitFor("window.lectorView.view.range && window.lectorView.view.range.start === \(start)")
         XCTAssertEqual(try browser.eval("[...CSS.highlights.get('lector-word')][0].toString()") as? String,
                        slice(text, start, length), diagnostics)
+        if let folder = ProcessInfo.processInfo.environment["LECTOR_TEST_SCREENSHOTS"] {
+            try browser.screenshot(folder + "/read-along.png")   // to look at: LECTOR_TEST_SCREENSHOTS=/tmp
+        }
         let sentence = try XCTUnwrap(browser.eval("[...CSS.highlights.get('lector-sentence')][0].toString()") as? String)
         XCTAssertTrue(sentence.contains(slice(text, start, length)), "the sentence \"\(sentence)\" holds the word")
     }

@@ -228,6 +228,7 @@ async function loadChapter(number) {
   view.spans = Array.from(view.article.querySelectorAll("span[data-o]"));
   view.offsets = view.spans.map((span) => Number(span.dataset.o));
   view.chapter = number;
+  view.html = markup.html;                // kept for the benchmark's render-only timing
   view.cursor = null;
   cursorHighlight.clear();
   $("empty").hidden = true;
@@ -311,7 +312,7 @@ function onState(snapshot) {
   document.title = `${book.title}: Lector`;
   view.article.lang = book.language || "";
   const playing = snapshot.status === "Playing";
-  $("play").textContent = playing ? "⏸" : "▶";
+  $("play-icon").setAttribute("href", playing ? "#icon-pause" : "#icon-play");
   $("play").setAttribute("aria-label", playing ? "Pause" : "Play");
   $("rate").value = String(snapshot.rate);
   $("rate-value").textContent = `${snapshot.rate.toFixed(1)}×`;
@@ -326,14 +327,21 @@ function onState(snapshot) {
     if (book.hasCover) cover.src = `/cover?book=${encodeURIComponent(book.url)}`;
     loadChapters();
   }
-  if (book.chapter !== view.chapter && view.following) loadChapter(book.chapter);
+  if (book.chapter !== view.chapter) showChapter(book.chapter);
+}
+
+/// Narration moved to another chapter: show it and follow it again (the place the listener
+/// scrolled to was in the chapter that ended).
+function showChapter(number) {
+  if (!view.following) { view.following = true; $("follow").hidden = true; }
+  loadChapter(number);
 }
 
 function onRange(range) {
   const arrived = now();
   if (range.chapter !== view.chapter) {
     view.range = range;
-    if (view.following) loadChapter(range.chapter);
+    showChapter(range.chapter);
     return;
   }
   highlight(range, arrived);
