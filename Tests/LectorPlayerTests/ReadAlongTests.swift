@@ -37,6 +37,15 @@ final class ReadAlongTests: SharedDaemonTestCase {
         super.tearDown()
     }
 
+    /// Where screenshots go: `$LECTOR_TEST_ARTEFACTS`, else .build/test-artefacts in the checkout.
+    static let artefacts: URL = {
+        let folder = ProcessInfo.processInfo.environment["LECTOR_TEST_ARTEFACTS"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".build/test-artefacts")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }()
+
     /// `lector view --no-browser`: its first line is the page's address.
     private func startViewServer(idleExit: Int = 600) throws -> (ManagedProcess, String) {
         let server = try fixture.session.spawn(fixture.lector, ["view", "--no-browser", "--idle-exit", String(idleExit)])
@@ -176,9 +185,11 @@ final class ReadAlongTests: SharedDaemonTestCase {
         try browser.waitFor("window.lectorView.view.range && window.lectorView.view.range.start === \(start)")
         XCTAssertEqual(try browser.eval("[...CSS.highlights.get('lector-word')][0].toString()") as? String,
                        slice(text, start, length), diagnostics)
-        if let folder = ProcessInfo.processInfo.environment["LECTOR_TEST_SCREENSHOTS"] {
-            try browser.screenshot(folder + "/read-along.png")   // to look at: LECTOR_TEST_SCREENSHOTS=/tmp
-        }
+        // Artefacts to look at: the page in the light and the high-contrast theme.
+        try browser.screenshot(Self.artefacts.appendingPathComponent("read-along-light.png").path)
+        _ = try browser.eval("(() => { const t = document.getElementById('theme'); t.value = 'contrast'; t.dispatchEvent(new Event('change')); })()")
+        try browser.screenshot(Self.artefacts.appendingPathComponent("read-along-contrast.png").path)
+        _ = try browser.eval("(() => { const t = document.getElementById('theme'); t.value = 'light'; t.dispatchEvent(new Event('change')); })()")
         let sentence = try XCTUnwrap(browser.eval("[...CSS.highlights.get('lector-sentence')][0].toString()") as? String)
         XCTAssertTrue(sentence.contains(slice(text, start, length)), "the sentence \"\(sentence)\" holds the word")
     }
@@ -199,6 +210,23 @@ final class ReadAlongTests: SharedDaemonTestCase {
         }, "no word heard after the click\(diagnostics)")
         XCTAssertEqual(Int(first.arguments[1]), offset, "narration goes on from the clicked word's start\(diagnostics)")
         XCTAssertEqual(try fixture.status(), "Playing")
+
+        // From the keyboard: Ctrl+arrows move a word cursor from the heard word, Enter reads from it.
+        try fixture.playerctl("pause")
+        try browser.waitFor("document.getElementById('play').getAttribute('aria-label') === 'Play'")
+        try browser.focus("#page")
+        for _ in 0..<3 { try browser.press("Control+ArrowRight") }
+        let cursor = try XCTUnwrap(browser.eval("window.lectorView.view.cursor") as? Int, "a word cursor\(diagnostics)")
+        let word = try XCTUnwrap(browser.eval("[...CSS.highlights.get('lector-cursor')][0].toString()") as? String)
+        XCTAssertEqual(slice(text, cursor, word.unicodeScalars.count), word, "the cursor sits on a word of the text")
+        XCTAssertTrue(cursor == 0 || text[cursor - 1].properties.isWhitespace, "the cursor is at a word's start: \(word)")
+        let entered = Date()
+        try browser.press("Enter")
+        let seeked = try XCTUnwrap(fixture.waitForSignal("Seeked", since: entered, timeout: 10), "Enter moved narration\(diagnostics)")
+        XCTAssertNotNil(seeked)
+        try fixture.playerctl("play")
+        let heard = try XCTUnwrap(fixture.waitForSignal("SpeakingRange", since: entered, timeout: 10))
+        XCTAssertEqual(Int(heard.arguments[1]), cursor, "narration goes on from the word chosen with the keyboard")
     }
 
     func testControlsKeysAndTheNextChapterRenderingByItself() throws {
@@ -228,6 +256,21 @@ final class ReadAlongTests: SharedDaemonTestCase {
         try browser.waitFor("window.lectorView.view.chapter === 2", timeout: 20)
         XCTAssertEqual(try browser.eval("document.querySelector('#chapter h1').textContent") as? String, "The Sea")
 
+        // A book opened elsewhere (the CLI) appears in the open page.
+        let other = try TextBooks.write(["Another book entirely, read from the command line."], named: "other.txt",
+                                        in: fixture.session.directory)
+        let read = try fixture.cli("read", other.path)
+        XCTAssertEqual(read.status, 0, "\(read)")
+        try browser.waitFor("document.getElementById('book-title').textContent === 'other'", timeout: 10)
+        try browser.waitFor("window.lectorView.view.article.textContent.includes('Another book entirely')")
+
+        // Display settings are remembered across visits.
+        _ = try browser.eval("(() => { const t = document.getElementById('theme'); t.value = 'contrast'; t.dispatchEvent(new Event('change'));"
+                             + " const f = document.getElementById('font-size'); f.value = '250'; f.dispatchEvent(new Event('input')); })()")
+        try browser.open(url)
+        try browser.waitFor("document.documentElement.dataset.theme === 'contrast'")
+        XCTAssertEqual(try browser.eval("getComputedStyle(document.documentElement).getPropertyValue('--font-scale').trim()") as? String, "2.5")
+
         // Rate from the page reaches MPRIS.
         _ = try browser.eval("(() => { const r = document.getElementById('rate'); r.value = '1.5'; r.dispatchEvent(new Event('change')); })()")
         XCTAssertTrue(poll(timeout: 5) { (try? self.fixture.double("Rate")) == 1.5 }, "rate from the page")
@@ -254,6 +297,30 @@ final class ReadAlongTests: SharedDaemonTestCase {
         try fixture.startDaemon()
         try fixture.open(book, chapter: 1)
         try browser.waitFor("document.getElementById('offline').hidden && window.lectorView.view.chapter === 1", timeout: 15)
+    }
+
+    func testBadRequestsGetNamedErrorsAndThePageShowsThem() throws {
+        let book = try writeBook(named: "bad.epub")
+        _ = try fixture.openAndHear(book)
+        try openPage(showing: 0)
+        let chapter = try fixture.call(PlayerFixture.narrator, "SeekToText", ["99", "0"], path: PlayerFixture.narratorPath)
+        fixture.assertError(chapter, "InvalidArgument", "SeekToText to chapter 99")
+        let offset = try fixture.call(PlayerFixture.narrator, "SeekToText", ["0", "999999"], path: PlayerFixture.narratorPath)
+        fixture.assertError(offset, "InvalidArgument", "SeekToText past the chapter's end")
+        let markup = try fixture.call(PlayerFixture.narrator, "GetChapterMarkup", ["99"], path: PlayerFixture.narratorPath)
+        fixture.assertError(markup, "InvalidArgument", "GetChapterMarkup of chapter 99")
+        let resource = try fixture.call(PlayerFixture.narrator, "GetResource", ["'c1'"], path: PlayerFixture.narratorPath)
+        fixture.assertError(resource, "NotFound", "GetResource of a content document")
+        XCTAssertEqual(try fixture.status(), "Playing", "nothing changed")
+
+        _ = try browser.eval("window.lectorView.control({action: 'seekToText', chapter: 99, offset: 0})")
+        let shown = try XCTUnwrap(browser.waitFor("document.getElementById('status').textContent.includes('chapter') "
+                                                  + "&& document.getElementById('status').textContent") as? String)
+        XCTAssertTrue(shown.contains("99") || shown.contains("100"), "the page names the chapter: \(shown)")
+        let unknown = try browser.request(try XCTUnwrap(url.range(of: "/?token=").map { String(url[..<$0.lowerBound]) })
+                                          + "/api/control", method: "POST", headers: ["Content-Type": "application/json"],
+                                          body: #"{"action":"frobnicate"}"#)
+        XCTAssertEqual(unknown.status, 400, unknown.body)
     }
 
     // MARK: - Security

@@ -26,7 +26,7 @@ const view = {
 };
 // For the benchmark and the tests: when each word arrived and when its frame was drawn.
 const metrics = { ranges: [], rendered: [] };
-window.lectorView = { view, metrics };
+window.lectorView = { view, metrics };   // control() is added below, for tests
 
 const wordHighlight = new Highlight();
 const sentenceHighlight = new Highlight();
@@ -520,6 +520,7 @@ function setUpSettings() {
   apply();
 }
 
+window.lectorView.control = control;
 view.article = $("chapter");
 setUpSettings();
 setUpControls();
