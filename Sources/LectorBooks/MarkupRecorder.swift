@@ -4,7 +4,8 @@
 ///
 /// What it decides itself:
 /// - The whitespace the builder put between two runs (a space, a line break) is shown, so
-///   `It was <em>dark</em>` does not read "It wasdark" on the page.
+///   `It was <em>dark</em>` does not read "It wasdark" on the page; not where a block starts or
+///   ends between them, which separates them already.
 /// - Runs that follow each other with nothing but a space between are one run: libxml2 hands
 ///   text over in chunks, and "echt deutsch." is one stretch of text, not two.
 /// - A note left out of the speech is shown where an `<aside>` may stand: one found inside a
@@ -19,6 +20,8 @@ struct MarkupRecorder {
     private(set) var markup = DocumentMarkup()
     private var openTags: [String] = []
     private var lastRunEnd = 0
+    /// A block element opened or closed since the last run: no whitespace needs showing.
+    private var blockSinceLastRun = false
     private var pendingNotes: [[String]] = []
     /// The paragraphs of the note (or note reference) being collected, the last one still growing.
     private var note: [String]?
@@ -36,17 +39,20 @@ struct MarkupRecorder {
     mutating func open(_ element: OutputElement, at position: Int) {
         markup.events.append(.init(position: position, content: .open(element)))
         openTags.append(element.tag)
+        if !OutputElement.phrasingTags.contains(element.tag) { blockSinceLastRun = true }
     }
 
     mutating func close(at position: Int) {
-        guard openTags.popLast() != nil else { return }
+        guard let tag = openTags.popLast() else { return }
         markup.events.append(.init(position: position, content: .close))
+        if !OutputElement.phrasingTags.contains(tag) { blockSinceLastRun = true }
         if !pendingNotes.isEmpty, canPlaceNote { flushNotes(at: position) }
     }
 
     /// A void element: `<br/>`, `<hr/>`.
     mutating func void(_ element: OutputElement, at position: Int) {
         markup.events.append(.init(position: position, content: .void(element)))
+        blockSinceLastRun = true
     }
 
     /// A run `SpeakableTextBuilder.append` reported (nil when it added nothing).
@@ -58,7 +64,7 @@ struct MarkupRecorder {
             lastRunEnd = run.upperBound
             return
         }
-        if run.lowerBound > lastRunEnd {
+        if run.lowerBound > lastRunEnd, !blockSinceLastRun {
             // Only separators and a pause period lie between two runs: at most three scalars.
             let gap = scalars[max(lastRunEnd, run.lowerBound - 4)..<run.lowerBound]
             if gap.contains("\n") {
@@ -69,6 +75,7 @@ struct MarkupRecorder {
         }
         markup.events.append(.init(position: run.lowerBound, content: .spoken(run)))
         lastRunEnd = run.upperBound
+        blockSinceLastRun = false
     }
 
     mutating func shown(_ text: String, at position: Int) {
@@ -133,6 +140,7 @@ struct MarkupRecorder {
     private mutating func flushNotes(at position: Int) {
         for paragraphs in pendingNotes {
             markup.events.append(.init(position: position, content: .note(paragraphs)))
+            blockSinceLastRun = true
         }
         pendingNotes.removeAll()
     }
