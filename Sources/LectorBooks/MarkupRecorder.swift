@@ -34,6 +34,10 @@ struct MarkupRecorder {
         "div", "section", "blockquote", "li", "dd", "td", "th", "figure", "figcaption", "caption",
     ]
 
+    /// Inline elements show nothing without content; empty blocks stay (cells and items shape
+    /// tables and lists, and any block separates the text around it).
+    static let droppedWhenEmpty = OutputElement.phrasingTags
+
     var isCollectingNote: Bool { note != nil }
 
     mutating func open(_ element: OutputElement, at position: Int) {
@@ -44,6 +48,10 @@ struct MarkupRecorder {
 
     mutating func close(at position: Int) {
         guard let tag = openTags.popLast() else { return }
+        if let last = markup.events.last, case .open = last.content, Self.droppedWhenEmpty.contains(tag) {
+            markup.events.removeLast()   // `<a name="p12"></a>`: nothing to show
+            return
+        }
         markup.events.append(.init(position: position, content: .close))
         if !OutputElement.phrasingTags.contains(tag) { blockSinceLastRun = true }
         if !pendingNotes.isEmpty, canPlaceNote { flushNotes(at: position) }
