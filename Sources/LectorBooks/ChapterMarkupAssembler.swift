@@ -45,8 +45,9 @@ enum ChapterMarkupAssembler {
         let events = markup.events
         let lower = max(0, piece.range.lowerBound)
         var first = markup.firstEvent(atOrAfter: lower)
-        // The last piece of a document also takes what stands after its text (closes, notes).
-        let end = piece.range.upperBound >= piece.document.count ? events.count
+        // The last piece of a whole document also takes what stands after its text (closes,
+        // notes); a document read only as far as the next chapter's anchor stops before it.
+        let end = piece.range.upperBound >= piece.document.count && piece.document.isComplete ? events.count
             : markup.firstEvent(atOrAfter: piece.range.upperBound)
         var ancestors: [OutputElement] = []
         for event in events[..<first] {
