@@ -49,14 +49,8 @@ enum ChapterMarkupAssembler {
         // notes); a document read only as far as the next chapter's anchor stops before it.
         let end = piece.range.upperBound >= piece.document.count && piece.document.isComplete ? events.count
             : markup.firstEvent(atOrAfter: piece.range.upperBound)
-        var ancestors: [OutputElement] = []
-        for event in events[..<first] {
-            switch event.content {
-            case .open(let element): ancestors.append(element)
-            case .close: _ = ancestors.popLast()
-            default: break
-            }
-        }
+        guard first < end else { return }
+        var ancestors = markup.openElements(before: first)
         // Closes standing where the piece starts end what the text before it showed.
         while first < end, case .close = events[first].content, events[first].position == lower, !ancestors.isEmpty {
             ancestors.removeLast()

@@ -19,6 +19,8 @@
 struct MarkupRecorder {
     private(set) var markup = DocumentMarkup()
     private var openTags: [String] = []
+    /// The index of each open element's `open` event, innermost last.
+    private var openEvents: [Int] = []
     private var lastRunEnd = 0
     /// A block element opened or closed since the last run: no whitespace needs showing.
     private var blockSinceLastRun = false
@@ -41,8 +43,9 @@ struct MarkupRecorder {
     var isCollectingNote: Bool { note != nil }
 
     mutating func open(_ element: OutputElement, at position: Int) {
-        markup.events.append(.init(position: position, content: .open(element)))
+        append(.open(element), at: position)
         openTags.append(element.tag)
+        openEvents.append(markup.events.count - 1)
         if !OutputElement.phrasingTags.contains(element.tag) { blockSinceLastRun = true }
     }
 
@@ -50,16 +53,18 @@ struct MarkupRecorder {
         guard let tag = openTags.popLast() else { return }
         if let last = markup.events.last, case .open = last.content, Self.droppedWhenEmpty.contains(tag) {
             markup.events.removeLast()   // `<a name="p12"></a>`: nothing to show
+            openEvents.removeLast()
             return
         }
-        markup.events.append(.init(position: position, content: .close))
+        append(.close, at: position)
+        openEvents.removeLast()
         if !OutputElement.phrasingTags.contains(tag) { blockSinceLastRun = true }
         if !pendingNotes.isEmpty, canPlaceNote { flushNotes(at: position) }
     }
 
     /// A void element: `<br/>`, `<hr/>`.
     mutating func void(_ element: OutputElement, at position: Int) {
-        markup.events.append(.init(position: position, content: .void(element)))
+        append(.void(element), at: position)
         blockSinceLastRun = true
     }
 
@@ -81,24 +86,24 @@ struct MarkupRecorder {
                 shown(" ", at: run.lowerBound)
             }
         }
-        markup.events.append(.init(position: run.lowerBound, content: .spoken(run)))
+        append(.spoken(run), at: run.lowerBound)
         lastRunEnd = run.upperBound
         blockSinceLastRun = false
     }
 
     mutating func shown(_ text: String, at position: Int) {
-        markup.events.append(.init(position: position, content: .shown(text)))
+        append(.shown(text), at: position)
     }
 
     mutating func marker(_ text: String, at position: Int) {
         let shownText = Self.collapsed(text)
         guard !shownText.isEmpty else { return }
-        markup.events.append(.init(position: position, content: .marker(shownText)))
+        append(.marker(shownText), at: position)
     }
 
     mutating func image(path: String, alt: String?, at position: Int) {
         let alt = alt.map { MarkupElement.capped(Self.collapsed($0)) }
-        markup.events.append(.init(position: position, content: .image(path: path, alt: alt)))
+        append(.image(path: path, alt: alt), at: position)
     }
 
     // MARK: Notes left out of the speech
@@ -141,13 +146,17 @@ struct MarkupRecorder {
         flushNotes(at: position)
     }
 
+    private mutating func append(_ content: DocumentMarkup.Content, at position: Int) {
+        markup.events.append(.init(position: position, content: content, enclosing: openEvents.last ?? -1))
+    }
+
     private var canPlaceNote: Bool {
         openTags.last.map(Self.flowContainers.contains) ?? true
     }
 
     private mutating func flushNotes(at position: Int) {
         for paragraphs in pendingNotes {
-            markup.events.append(.init(position: position, content: .note(paragraphs)))
+            append(.note(paragraphs), at: position)
             blockSinceLastRun = true
         }
         pendingNotes.removeAll()
