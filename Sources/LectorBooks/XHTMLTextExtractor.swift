@@ -374,18 +374,18 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     // MARK: The read-along page's markup (only with `Options.recordsMarkup`)
 
     /// An element that is read: allowlisted elements open (one starting a capture waits until the
-    /// capture's end shows whether it is a note marker, and what is inside a capture is not
-    /// recorded), images are placed.
+    /// capture's end shows whether it is a note marker, and the elements inside a capture are not
+    /// recorded), images are placed (one inside a capture too: `<a href="#f1"><img/></a>`).
     private func recordStart(_ name: String, _ attributes: [String: String], frame: inout Frame) {
         if frame.startsCapture {
             frame.deferredOpen = OutputElement(sourceName: name, attributes: attributes)
             return
         }
-        guard capture == nil else { return }
         if name == "img" {
             recordImage(attributes)
             return
         }
+        guard capture == nil else { return }
         guard let element = OutputElement(sourceName: name, attributes: attributes) else { return }
         if OutputElement.voidTags.contains(element.tag) {
             recorder?.void(element, at: builder.nextTextOffset)

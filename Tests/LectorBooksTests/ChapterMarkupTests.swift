@@ -195,14 +195,16 @@ final class ChapterMarkupTests: XCTestCase {
             <p><img src="http://evil.example/track.png" alt="external"/><img src="../../etc/passwd" alt="escapes"/>
             <img src="images/unlisted.png" alt="unlisted"/><img src="style.css" alt="css"/>
             <img src="data:image/png;base64,AAAA" alt="data"/>After.</p>
+            <p>See <a href="#fig"><img src="images/photo.jpg" alt="linked"/></a> here.</p>
             """, extraManifest: manifest,
             entries: [("OEBPS/images/fig1.png", EPUBFixture.pngBytes), ("OEBPS/images/photo.jpg", EPUBFixture.jpegBytes),
                       ("OEBPS/images/unlisted.png", EPUBFixture.pngBytes), ("OEBPS/style.css", Data("p{}".utf8))])
         XCTAssertEqual(markup.resources, ["fig.2_é", "photo"])
         let images = try elements("img", in: markup)
         XCTAssertEqual(images.map { $0.attribute(forName: "src")?.stringValue },
-                       ["resource/fig.2_%C3%A9", "resource/photo", "resource/fig.2_%C3%A9"])
-        XCTAssertEqual(images.map { $0.attribute(forName: "alt")?.stringValue }, [#"A "figure" & more"#, "", "again"])
+                       ["resource/fig.2_%C3%A9", "resource/photo", "resource/fig.2_%C3%A9", "resource/photo"])
+        XCTAssertEqual(images.map { $0.attribute(forName: "alt")?.stringValue },
+                       [#"A "figure" & more"#, "", "again", "linked"], "an image inside a link into the book is shown too")
         XCTAssertTrue(markup.html.contains(#"alt="A &quot;figure&quot; &amp; more""#), markup.html)
         for dropped in ["evil", "passwd", "unlisted", "css", "data:", "external", "escapes"] {
             XCTAssertFalse(markup.html.contains(dropped), "\(dropped): \(markup.html)")
