@@ -26,6 +26,11 @@ import Foundation
 ///   (or a note) carries a targeted `id`, or the whole document is targeted and the collection
 ///   starts before any text.
 ///
+/// With `Options.recordsMarkup` it also records how the document looks on the read-along page
+/// (`DocumentText.markup`, written by `MarkupRecorder`): what is read is shown, allowlisted, its
+/// text as ranges of the speakable text; notes and note references are shown but not read;
+/// what is never read is never shown.
+///
 ///     let text = try XHTMLTextExtractor.extract(data, path: "EPUB/c1.xhtml", file: url, options: .init())
 ///     text.string(in: 0..<text.count)   // "Chapter One.\n\nIt was a dark and stormy night."
 final class XHTMLTextExtractor: MarkupEventHandler {
