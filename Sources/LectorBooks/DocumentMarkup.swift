@@ -42,6 +42,11 @@ struct DocumentMarkup: Sendable, Equatable {
     }
 
     var events: [Event] = []
+    /// For each id the table of contents points at in this document: the index of the first
+    /// event recorded after its element started. What stands after a chapter's last words (its
+    /// footnotes, a closing figure) has the same text position as the next chapter's first
+    /// words; this says which side of the chapter start it stands on.
+    var anchorEvents: [String: Int] = [:]
 
     /// Offsets changed after extraction (`AddressBrackets` deleting scalars): positions and runs
     /// move with `moved`, which must not decrease. A run that held only deleted scalars is left

@@ -24,6 +24,8 @@ struct MarkupRecorder {
     private var lastRunEnd = 0
     /// A block element opened or closed since the last run: no whitespace needs showing.
     private var blockSinceLastRun = false
+    /// A chapter may start between the last run and the next: they stay two runs.
+    private var anchorSinceLastRun = false
     private var pendingNotes: [[String]] = []
     /// The paragraphs of the note (or note reference) being collected, the last one still growing.
     private var note: [String]?
@@ -71,7 +73,8 @@ struct MarkupRecorder {
     /// A run `SpeakableTextBuilder.append` reported (nil when it added nothing).
     mutating func spoken(_ run: Range<Int>?, in scalars: [Unicode.Scalar]) {
         guard let run else { return }
-        if let last = markup.events.last, case .spoken(let previous) = last.content, previous.upperBound == lastRunEnd,
+        if !anchorSinceLastRun, let last = markup.events.last, case .spoken(let previous) = last.content,
+           previous.upperBound == lastRunEnd,
            run.lowerBound == lastRunEnd || (run.lowerBound == lastRunEnd + 1 && scalars[lastRunEnd] == " ") {
             markup.events[markup.events.count - 1].content = .spoken(previous.lowerBound..<run.upperBound)
             lastRunEnd = run.upperBound
@@ -89,6 +92,14 @@ struct MarkupRecorder {
         append(.spoken(run), at: run.lowerBound)
         lastRunEnd = run.upperBound
         blockSinceLastRun = false
+        anchorSinceLastRun = false
+    }
+
+    /// An element with an id the table of contents points at starts here (see
+    /// `DocumentMarkup.anchorEvents`).
+    mutating func markAnchor(_ id: String) {
+        if markup.anchorEvents[id] == nil { markup.anchorEvents[id] = markup.events.count }
+        anchorSinceLastRun = true
     }
 
     mutating func shown(_ text: String, at position: Int) {

@@ -225,6 +225,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
                           ? name : "\(name)[\(siblingIndex)]")
         if let id = attributes["id"] ?? attributes["xml:id"] ?? (name == "a" ? attributes["name"] : nil) {
             builder.markAnchor(id)
+            if recorder != nil, options.targetedIDs.contains(id) { recorder?.markAnchor(id) }
             if id == options.stopAtAnchor {
                 stop()
                 return

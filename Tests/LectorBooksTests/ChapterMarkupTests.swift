@@ -295,8 +295,8 @@ final class ChapterMarkupTests: XCTestCase {
         let opening = try outline.chapterMarkup(at: 0)
         XCTAssertEqual(try outline.loadChapter(0).text, "Opening.\n\nFirst words.")
         XCTAssertEqual(opening.html, """
-            <section><h1><span data-o="0">Opening</span></h1><p><span data-o="10">First words.</span></p></section>
-            """, "the div holding the next chapter's anchor goes with it")
+            <section><h1><span data-o="0">Opening</span></h1><p><span data-o="10">First words.</span></p><div></div></section>
+            """, "the div holding the next chapter's anchor opens before it, empty here")
 
         let middle = try outline.loadChapter(1)
         XCTAssertEqual(middle.text, "Middle words.\n\nMore middle.\n\nSecond document.")
@@ -320,6 +320,31 @@ final class ChapterMarkupTests: XCTestCase {
         XCTAssertEqual(try outline.chapterMarkup(at: 3).html, """
             <section><h1><span data-o="0">Chapter Three</span></h1><p><span data-o="16">Third words.</span></p></section>
             """)
+    }
+
+    /// In a book kept in one file, what stands after a chapter's last words (its footnotes, a
+    /// closing figure) sits at the same text offset as the next chapter's first words; it still
+    /// belongs to the chapter it stands in.
+    func testWhatEndsAChapterStaysWithItInAOneFileBook() throws {
+        let outline = try book([Document(id: "c1", href: "c1.xhtml", body: """
+            <section id="one"><h1>One</h1><p>Text one<sup>1</sup>.</p>
+              <aside epub:type="footnote" id="n1"><p>Note one.</p></aside>
+              <img src="fig.png" alt="end of one"/></section>
+            <section id="two"><h1>Two</h1><p>Text two.</p>
+              <aside epub:type="footnote" id="n2"><p>Note two.</p></aside></section>
+            """)], toc: [("c1.xhtml#one", "One"), ("c1.xhtml#two", "Two")],
+            extraManifest: #"<item id="fig" href="fig.png" media-type="image/png"/>"#,
+            entries: [("OEBPS/fig.png", EPUBFixture.pngBytes)])
+        let one = try outline.chapterMarkup(at: 0), two = try outline.chapterMarkup(at: 1)
+        XCTAssertTrue(one.html.contains("Note one.") && one.html.contains("end of one"), one.html)
+        XCTAssertEqual(one.resources, ["fig"])
+        XCTAssertFalse(two.html.contains("Note one.") || two.html.contains("end of one"), two.html)
+        XCTAssertTrue(two.html.hasPrefix(#"<section><h1><span data-o="0">Two</span></h1>"#), two.html)
+        XCTAssertTrue(two.html.contains("Note two."), two.html)
+        for index in 0..<2 {
+            XCTAssertEqual(try ReadAlongMarkupCheck.problems(try outline.chapterMarkup(at: index),
+                                                             text: try outline.loadChapter(index).text), [])
+        }
     }
 
     func testABadIndexThrowsNoSuchChapter() throws {
