@@ -8,6 +8,7 @@
 ///   ends between them, which separates them already.
 /// - Runs that follow each other with nothing but a space between are one run: libxml2 hands
 ///   text over in chunks, and "echt deutsch." is one stretch of text, not two.
+/// - An inline element with nothing inside (`<a name="p12"></a>`) is not recorded.
 /// - A note left out of the speech is shown where an `<aside>` may stand: one found inside a
 ///   paragraph or a heading waits until that closes, so the page's HTML parser does not split
 ///   the paragraph around it.

@@ -44,10 +44,6 @@ struct OutputElement: Sendable, Equatable {
     ]
     /// Written `<br/>`, never with an end tag (an HTML parser reads `</br>` as another `<br>`).
     static let voidTags: Set<String> = ["br", "hr", "img"]
-    /// Every tag a fragment may hold, including the ones Lector makes itself (`aside` for notes,
-    /// `img` for images); what the tests check fragments against.
-    static let allowedTags: Set<String> = keptTags.union(renamedTags.values).union(["aside", "img"])
-    static let allowedAttributes: Set<String> = ["lang", "dir", "colspan", "rowspan", "alt", "class", "src", "data-o"]
 
     /// Longest `lang` kept: a BCP 47 tag is short; anything longer is not one.
     static let maximumLanguageTagLength = 35
