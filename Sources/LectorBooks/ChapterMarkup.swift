@@ -6,9 +6,9 @@
 /// count), so the word the daemon reports as `SpeakingRange(start, length)` is found by offset,
 /// never by searching the text:
 ///
-///     let markup = try outline.chapterMarkup(at: 2)
-///     // <h2><span data-o="0">II. A GAME OF CHESS</span></h2>
-///     // <p><span data-o="22">The Chair she sat in, like a burnished throne,</span>…
+///     let markup = try outline.chapterMarkup(at: 2)     // The Waste Land
+///     // <section><section><h2><span data-o="0">II. A GAME OF CHESS</span></h2><div><div>
+///     // <span data-o="22">The Chair she sat in, like a burnished throne,</span><sup class="noteref">*</sup>…
 ///
 /// Shown but never spoken: note references (`<sup class="noteref">3</sup>`), notes
 /// (`<aside class="note">`), images (`<img src="resource/ID" alt="…"/>`, the bytes from

@@ -3,10 +3,10 @@
 /// blank line), so a run at document offset d of a piece placed at `base` is `data-o` =
 /// `base + d - range.lowerBound`, and its text is read back from the chapter's text.
 ///
-/// A piece takes the events standing in its untrimmed range (the events between two chapters'
-/// text go with the later one, where the anchor that starts it stands). The elements open where
-/// the piece starts are opened again first, closes of elements the piece did not open are
-/// dropped, and what is open at its end is closed:
+/// A piece takes the events standing in its untrimmed range; where a bound is a chapter's anchor,
+/// the events at that offset are split where the anchor's element starts, so a chapter's closing
+/// footnotes stay with it. The elements open where the piece starts are opened again first,
+/// closes of elements the piece did not open are dropped, and what is open at its end is closed:
 ///
 ///     <section id="c1"><p>One.</p><p id="c2">Two.</p></section>     chapter c2, range 6..<10
 ///     → <section><p><span data-o="0">Two.</span></p></section>
@@ -39,23 +39,30 @@ enum ChapterMarkupAssembler {
         return ChapterMarkup(index: chapter.index, html: writer.html, resources: writer.resources)
     }
 
+    /// Where the earliest chapter anchor at text offset `offset` starts in the events, if one does.
+    private static func boundary(at offset: Int, in document: DocumentText) -> Int? {
+        guard let markup = document.markup else { return nil }
+        var earliest: Int?
+        for (id, index) in markup.anchorEvents where document.anchors[id] == offset {
+            earliest = min(earliest ?? index, index)
+        }
+        return earliest
+    }
+
     private static func cut(_ markup: DocumentMarkup, piece: ChapterTextAssembler.Piece,
                             placement: ChapterTextAssembler.Placement, into writer: inout MarkupHTMLWriter,
                             imageID: (String) -> String?) {
         let events = markup.events
         let lower = max(0, piece.range.lowerBound)
-        var first = markup.firstEvent(atOrAfter: lower)
-        // The last piece of a document also takes what stands after its text (closes, notes).
-        let end = piece.range.upperBound >= piece.document.count ? events.count
-            : markup.firstEvent(atOrAfter: piece.range.upperBound)
-        var ancestors: [OutputElement] = []
-        for event in events[..<first] {
-            switch event.content {
-            case .open(let element): ancestors.append(element)
-            case .close: _ = ancestors.popLast()
-            default: break
-            }
-        }
+        // A piece from the document's start takes what comes before its first words too.
+        var first = lower == 0 ? 0 : boundary(at: lower, in: piece.document) ?? markup.firstEvent(atOrAfter: lower)
+        // The last piece of a whole document also takes what stands after its text (closes,
+        // notes); a document read only as far as the next chapter's anchor stops before it.
+        let end = piece.range.upperBound >= piece.document.count && piece.document.isComplete ? events.count
+            : boundary(at: piece.range.upperBound, in: piece.document)
+                ?? markup.firstEvent(atOrAfter: piece.range.upperBound)
+        guard first < end else { return }
+        var ancestors = markup.openElements(before: first)
         // Closes standing where the piece starts end what the text before it showed.
         while first < end, case .close = events[first].content, events[first].position == lower, !ancestors.isEmpty {
             ancestors.removeLast()

@@ -35,25 +35,46 @@ struct DocumentMarkup: Sendable, Equatable {
         /// spoken character will land.
         var position: Int
         var content: Content
+        /// Index of the `open` event of the innermost element open just before this event (for
+        /// a `close`, the element it closes), -1 at the top: what a chapter starting here opens
+        /// again, found in as many steps as the element is deep.
+        var enclosing: Int
     }
 
     var events: [Event] = []
+    /// For each id the table of contents points at in this document: the index of the first
+    /// event recorded after its element started. What stands after a chapter's last words (its
+    /// footnotes, a closing figure) has the same text position as the next chapter's first
+    /// words; this says which side of the chapter start it stands on.
+    var anchorEvents: [String: Int] = [:]
 
     /// Offsets changed after extraction (`AddressBrackets` deleting scalars): positions and runs
-    /// move with `moved`, which must not decrease; a run that held only deleted scalars goes.
+    /// move with `moved`, which must not decrease. A run that held only deleted scalars is left
+    /// empty (not removed: `enclosing` counts events).
     func moved(_ moved: (Int) -> Int) -> DocumentMarkup {
-        var result = DocumentMarkup()
-        result.events.reserveCapacity(events.count)
-        for event in events {
-            var content = event.content
-            if case .spoken(let range) = content {
-                let lower = moved(range.lowerBound), upper = moved(range.upperBound)
-                guard lower < upper else { continue }
-                content = .spoken(lower..<upper)
+        var result = self
+        for index in result.events.indices {
+            let event = events[index]
+            if case .spoken(let range) = event.content {
+                let lower = moved(range.lowerBound)
+                result.events[index].content = .spoken(lower..<max(lower, moved(range.upperBound)))
             }
-            result.events.append(Event(position: moved(event.position), content: content))
+            result.events[index].position = moved(event.position)
         }
         return result
+    }
+
+    /// The elements open just before event `index`, outermost first.
+    func openElements(before index: Int) -> [OutputElement] {
+        guard events.indices.contains(index) else { return [] }
+        var elements: [OutputElement] = []
+        var enclosing = events[index].enclosing
+        while events.indices.contains(enclosing), case .open(let element) = events[enclosing].content,
+              elements.count < HTMLDocumentParser.maximumDepth {
+            elements.append(element)
+            enclosing = events[enclosing].enclosing
+        }
+        return elements.reversed()
     }
 
     /// The first event at or after `position` (events are in ascending position).

@@ -83,28 +83,14 @@ struct EPUBChapterSource: ChapterSource {
         ChapterTextAssembler.chapter(index: index, title: title, pieces: try pieces(ofChapter: index))
     }
 
-    /// The chapter's pieces as narration cuts them, each cut from its document read again whole
-    /// with markup (a prefix read as far as an anchor is the whole reading's prefix, so the
-    /// ranges hold); the text assembled from those is the chapter's text, and the runs index it.
+    /// The chapter cut exactly as for narration, from its documents read again with markup
+    /// (recording changes nothing in the text, so the cut is the same); the text assembled from
+    /// those pieces is the chapter's text, and the markup's runs index it.
     func chapterMarkup(at index: Int, title: String) throws(BookError) -> ChapterMarkup {
-        var markedUp: [ChapterTextAssembler.Piece] = []
-        for piece in try pieces(ofChapter: index) {
-            markedUp.append(.init(document: try markupDocument(piece.document.path), range: piece.range))
-        }
-        let chapter = ChapterTextAssembler.chapter(index: index, title: title, pieces: markedUp)
+        let pieces = try pieces(ofChapter: index, for: .markup)
+        let chapter = ChapterTextAssembler.chapter(index: index, title: title, pieces: pieces)
         let images = shownImageIDs()
-        return ChapterMarkupAssembler.markup(of: chapter, pieces: markedUp, imageID: { images[$0] })
-    }
-
-    private func markupDocument(_ path: String) throws(BookError) -> DocumentText {
-        try markupCache.document(at: path, through: nil) { (_: String?) throws(BookError) -> DocumentText in
-            var options = extractionOptions[path] ?? .init()
-            options.recordsMarkup = true
-            let document = try XHTMLTextExtractor.extract(try archive.data(at: path), path: path, file: archive.file,
-                                                          options: options)
-            warnings.record(document.warning)
-            return document
-        }
+        return ChapterMarkupAssembler.markup(of: chapter, pieces: pieces, imageID: { images[$0] })
     }
 
     /// Archive path → manifest id of every image the page may show. An id that is only dots
@@ -132,17 +118,26 @@ struct EPUBChapterSource: ChapterSource {
         return document.string(in: 0..<document.count)
     }
 
+    /// What a document is read for: narration, or the read-along page (the same text, with its
+    /// `DocumentText.markup`, cached apart).
+    enum Reading {
+        case speech, markup
+    }
+
     /// The document's text, parsed at least as far as the element with id `anchor`, or whole
     /// when `anchor` is nil. Stopping at the next chapter's anchor is what lets the first chapter
     /// of a book kept in one huge XHTML file play before the rest of the file is parsed.
-    func document(at spineIndex: Int, through anchor: String? = nil) throws(BookError) -> DocumentText {
-        try document(readingOrder[spineIndex], through: anchor)
+    func document(at spineIndex: Int, through anchor: String? = nil,
+                  for reading: Reading = .speech) throws(BookError) -> DocumentText {
+        try document(readingOrder[spineIndex], through: anchor, for: reading)
     }
 
-    func document(_ path: String, through anchor: String?) throws(BookError) -> DocumentText {
-        try cache.document(at: path, through: anchor) { (stopAt: String?) throws(BookError) -> DocumentText in
+    func document(_ path: String, through anchor: String?, for reading: Reading = .speech) throws(BookError) -> DocumentText {
+        try (reading == .markup ? markupCache : cache).document(at: path, through: anchor) {
+            (stopAt: String?) throws(BookError) -> DocumentText in
             var options = extractionOptions[path] ?? .init()
             options.stopAtAnchor = stopAt
+            options.recordsMarkup = reading == .markup
             let document = try XHTMLTextExtractor.extract(try archive.data(at: path), path: path, file: archive.file,
                                                           options: options)
             warnings.record(document.warning)
@@ -169,14 +164,14 @@ struct EPUBChapterSource: ChapterSource {
     /// (nested sections opening together) leave the earlier one empty: it speaks its title. An
     /// anchor the document lacks means the document's beginning for the first chapter in that
     /// document, and an empty chapter otherwise.
-    func pieces(ofChapter index: Int) throws(BookError) -> [ChapterTextAssembler.Piece] {
+    func pieces(ofChapter index: Int, for reading: Reading = .speech) throws(BookError) -> [ChapterTextAssembler.Piece] {
         let spineIndex = chapters[index].start.spineIndex
         let nextHere = chapters(inSpine: spineIndex, after: index).lazy.map { chapters[$0] }
             .first { $0.start.fragment != nil }
-        var document = try document(at: spineIndex, through: nextHere?.start.fragment)
+        var document = try document(at: spineIndex, through: nextHere?.start.fragment, for: reading)
         while true {
             if let fragment = chapters[index].start.fragment, document.anchors[fragment] == nil, !document.isComplete {
-                document = try self.document(at: spineIndex)
+                document = try self.document(at: spineIndex, for: reading)
                 continue
             }
             guard let startOffset = startOffset(ofChapter: index, in: document) else { return [] }
@@ -186,11 +181,11 @@ struct EPUBChapterSource: ChapterSource {
                 return [.init(document: document, range: startOffset..<end)]
             }
             if !document.isComplete {
-                document = try self.document(at: spineIndex)
+                document = try self.document(at: spineIndex, for: reading)
                 continue
             }
             let nextDocument = nextSpineWithChapter(after: spineIndex)
-            return try pieces(from: (spineIndex, startOffset), beforeChaptersIn: nextDocument)
+            return try pieces(from: (spineIndex, startOffset), beforeChaptersIn: nextDocument, for: reading)
         }
     }
 
@@ -233,20 +228,20 @@ struct EPUBChapterSource: ChapterSource {
 
     /// Text from a position to the end of its document, through any documents no chapter starts
     /// in, and on into `nextDocument` up to its first chapter start (or to the end of the book).
-    func pieces(from start: (spineIndex: Int, offset: Int),
-                beforeChaptersIn nextDocument: Int?) throws(BookError) -> [ChapterTextAssembler.Piece] {
+    func pieces(from start: (spineIndex: Int, offset: Int), beforeChaptersIn nextDocument: Int?,
+                for reading: Reading = .speech) throws(BookError) -> [ChapterTextAssembler.Piece] {
         var pieces: [ChapterTextAssembler.Piece] = []
         let last = nextDocument.map { $0 - 1 } ?? readingOrder.count - 1
         if start.spineIndex <= last {
             for spineIndex in start.spineIndex...last {
-                let document = try document(at: spineIndex)
+                let document = try document(at: spineIndex, for: reading)
                 let lower = spineIndex == start.spineIndex ? min(start.offset, document.count) : 0
                 if lower < document.count { pieces.append(.init(document: document, range: lower..<document.count)) }
             }
         }
         guard let nextDocument, let first = chaptersBySpine[nextDocument]?.first,
               let anchor = chapters[first].start.fragment else { return pieces }
-        let document = try document(at: nextDocument, through: anchor)
+        let document = try document(at: nextDocument, through: anchor, for: reading)
         let upper = boundaries(inSpine: nextDocument, document: document, excluding: nil).map(\.offset).min() ?? 0
         if upper > 0 { pieces.append(.init(document: document, range: 0..<upper)) }
         return pieces

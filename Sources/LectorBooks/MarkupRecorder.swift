@@ -4,9 +4,11 @@
 ///
 /// What it decides itself:
 /// - The whitespace the builder put between two runs (a space, a line break) is shown, so
-///   `It was <em>dark</em>` does not read "It wasdark" on the page.
+///   `It was <em>dark</em>` does not read "It wasdark" on the page; not where a block starts or
+///   ends between them, which separates them already.
 /// - Runs that follow each other with nothing but a space between are one run: libxml2 hands
 ///   text over in chunks, and "echt deutsch." is one stretch of text, not two.
+/// - An inline element with nothing inside (`<a name="p12"></a>`) is not recorded.
 /// - A note left out of the speech is shown where an `<aside>` may stand: one found inside a
 ///   paragraph or a heading waits until that closes, so the page's HTML parser does not split
 ///   the paragraph around it.
@@ -18,7 +20,13 @@
 struct MarkupRecorder {
     private(set) var markup = DocumentMarkup()
     private var openTags: [String] = []
+    /// The index of each open element's `open` event, innermost last.
+    private var openEvents: [Int] = []
     private var lastRunEnd = 0
+    /// A block element opened or closed since the last run: no whitespace needs showing.
+    private var blockSinceLastRun = false
+    /// A chapter may start between the last run and the next: they stay two runs.
+    private var anchorSinceLastRun = false
     private var pendingNotes: [[String]] = []
     /// The paragraphs of the note (or note reference) being collected, the last one still growing.
     private var note: [String]?
@@ -31,34 +39,49 @@ struct MarkupRecorder {
         "div", "section", "blockquote", "li", "dd", "td", "th", "figure", "figcaption", "caption",
     ]
 
+    /// Inline elements show nothing without content; empty blocks stay (cells and items shape
+    /// tables and lists, and any block separates the text around it).
+    static let droppedWhenEmpty = OutputElement.phrasingTags
+
     var isCollectingNote: Bool { note != nil }
 
     mutating func open(_ element: OutputElement, at position: Int) {
-        markup.events.append(.init(position: position, content: .open(element)))
+        append(.open(element), at: position)
         openTags.append(element.tag)
+        openEvents.append(markup.events.count - 1)
+        if !OutputElement.phrasingTags.contains(element.tag) { blockSinceLastRun = true }
     }
 
     mutating func close(at position: Int) {
-        guard openTags.popLast() != nil else { return }
-        markup.events.append(.init(position: position, content: .close))
+        guard let tag = openTags.popLast() else { return }
+        if let last = markup.events.last, case .open = last.content, Self.droppedWhenEmpty.contains(tag) {
+            markup.events.removeLast()   // `<a name="p12"></a>`: nothing to show
+            openEvents.removeLast()
+            return
+        }
+        append(.close, at: position)
+        openEvents.removeLast()
+        if !OutputElement.phrasingTags.contains(tag) { blockSinceLastRun = true }
         if !pendingNotes.isEmpty, canPlaceNote { flushNotes(at: position) }
     }
 
     /// A void element: `<br/>`, `<hr/>`.
     mutating func void(_ element: OutputElement, at position: Int) {
-        markup.events.append(.init(position: position, content: .void(element)))
+        append(.void(element), at: position)
+        blockSinceLastRun = true
     }
 
     /// A run `SpeakableTextBuilder.append` reported (nil when it added nothing).
     mutating func spoken(_ run: Range<Int>?, in scalars: [Unicode.Scalar]) {
         guard let run else { return }
-        if let last = markup.events.last, case .spoken(let previous) = last.content, previous.upperBound == lastRunEnd,
+        if !anchorSinceLastRun, let last = markup.events.last, case .spoken(let previous) = last.content,
+           previous.upperBound == lastRunEnd,
            run.lowerBound == lastRunEnd || (run.lowerBound == lastRunEnd + 1 && scalars[lastRunEnd] == " ") {
             markup.events[markup.events.count - 1].content = .spoken(previous.lowerBound..<run.upperBound)
             lastRunEnd = run.upperBound
             return
         }
-        if run.lowerBound > lastRunEnd {
+        if run.lowerBound > lastRunEnd, !blockSinceLastRun {
             // Only separators and a pause period lie between two runs: at most three scalars.
             let gap = scalars[max(lastRunEnd, run.lowerBound - 4)..<run.lowerBound]
             if gap.contains("\n") {
@@ -67,23 +90,32 @@ struct MarkupRecorder {
                 shown(" ", at: run.lowerBound)
             }
         }
-        markup.events.append(.init(position: run.lowerBound, content: .spoken(run)))
+        append(.spoken(run), at: run.lowerBound)
         lastRunEnd = run.upperBound
+        blockSinceLastRun = false
+        anchorSinceLastRun = false
+    }
+
+    /// An element with an id the table of contents points at starts here (see
+    /// `DocumentMarkup.anchorEvents`).
+    mutating func markAnchor(_ id: String) {
+        if markup.anchorEvents[id] == nil { markup.anchorEvents[id] = markup.events.count }
+        anchorSinceLastRun = true
     }
 
     mutating func shown(_ text: String, at position: Int) {
-        markup.events.append(.init(position: position, content: .shown(text)))
+        append(.shown(text), at: position)
     }
 
     mutating func marker(_ text: String, at position: Int) {
         let shownText = Self.collapsed(text)
         guard !shownText.isEmpty else { return }
-        markup.events.append(.init(position: position, content: .marker(shownText)))
+        append(.marker(shownText), at: position)
     }
 
     mutating func image(path: String, alt: String?, at position: Int) {
         let alt = alt.map { MarkupElement.capped(Self.collapsed($0)) }
-        markup.events.append(.init(position: position, content: .image(path: path, alt: alt)))
+        append(.image(path: path, alt: alt), at: position)
     }
 
     // MARK: Notes left out of the speech
@@ -126,13 +158,18 @@ struct MarkupRecorder {
         flushNotes(at: position)
     }
 
+    private mutating func append(_ content: DocumentMarkup.Content, at position: Int) {
+        markup.events.append(.init(position: position, content: content, enclosing: openEvents.last ?? -1))
+    }
+
     private var canPlaceNote: Bool {
         openTags.last.map(Self.flowContainers.contains) ?? true
     }
 
     private mutating func flushNotes(at position: Int) {
         for paragraphs in pendingNotes {
-            markup.events.append(.init(position: position, content: .note(paragraphs)))
+            append(.note(paragraphs), at: position)
+            blockSinceLastRun = true
         }
         pendingNotes.removeAll()
     }

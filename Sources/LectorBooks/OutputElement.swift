@@ -38,12 +38,12 @@ struct OutputElement: Sendable, Equatable {
         "section": "section", "article": "section", "div": "div", "aside": "div", "header": "div",
         "footer": "div", "main": "div", "a": "span",
     ]
+    /// Elements inside a line of text; every other one starts or ends a block (or a line).
+    static let phrasingTags: Set<String> = [
+        "code", "em", "strong", "i", "b", "u", "s", "sub", "sup", "small", "cite", "q", "abbr", "span",
+    ]
     /// Written `<br/>`, never with an end tag (an HTML parser reads `</br>` as another `<br>`).
     static let voidTags: Set<String> = ["br", "hr", "img"]
-    /// Every tag a fragment may hold, including the ones Lector makes itself (`aside` for notes,
-    /// `img` for images); what the tests check fragments against.
-    static let allowedTags: Set<String> = keptTags.union(renamedTags.values).union(["aside", "img"])
-    static let allowedAttributes: Set<String> = ["lang", "dir", "colspan", "rowspan", "alt", "class", "src", "data-o"]
 
     /// Longest `lang` kept: a BCP 47 tag is short; anything longer is not one.
     static let maximumLanguageTagLength = 35

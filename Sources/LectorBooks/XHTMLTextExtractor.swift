@@ -26,6 +26,11 @@ import Foundation
 ///   (or a note) carries a targeted `id`, or the whole document is targeted and the collection
 ///   starts before any text.
 ///
+/// With `Options.recordsMarkup` it also records how the document looks on the read-along page
+/// (`DocumentText.markup`, written by `MarkupRecorder`): what is read is shown, allowlisted, its
+/// text as ranges of the speakable text; notes and note references are shown but not read;
+/// what is never read is never shown.
+///
 ///     let text = try XHTMLTextExtractor.extract(data, path: "EPUB/c1.xhtml", file: url, options: .init())
 ///     text.string(in: 0..<text.count)   // "Chapter One.\n\nIt was a dark and stormy night."
 final class XHTMLTextExtractor: MarkupEventHandler {
@@ -220,6 +225,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
                           ? name : "\(name)[\(siblingIndex)]")
         if let id = attributes["id"] ?? attributes["xml:id"] ?? (name == "a" ? attributes["name"] : nil) {
             builder.markAnchor(id)
+            if recorder != nil, options.targetedIDs.contains(id) { recorder?.markAnchor(id) }
             if id == options.stopAtAnchor {
                 stop()
                 return
@@ -374,18 +380,18 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     // MARK: The read-along page's markup (only with `Options.recordsMarkup`)
 
     /// An element that is read: allowlisted elements open (one starting a capture waits until the
-    /// capture's end shows whether it is a note marker, and what is inside a capture is not
-    /// recorded), images are placed.
+    /// capture's end shows whether it is a note marker, and the elements inside a capture are not
+    /// recorded), images are placed (one inside a capture too: `<a href="#f1"><img/></a>`).
     private func recordStart(_ name: String, _ attributes: [String: String], frame: inout Frame) {
         if frame.startsCapture {
             frame.deferredOpen = OutputElement(sourceName: name, attributes: attributes)
             return
         }
-        guard capture == nil else { return }
         if name == "img" {
             recordImage(attributes)
             return
         }
+        guard capture == nil else { return }
         guard let element = OutputElement(sourceName: name, attributes: attributes) else { return }
         if OutputElement.voidTags.contains(element.tag) {
             recorder?.void(element, at: builder.nextTextOffset)

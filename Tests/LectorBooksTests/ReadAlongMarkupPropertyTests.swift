@@ -29,6 +29,19 @@ final class ReadAlongMarkupPropertyTests: XCTestCase {
         for book in books { try assertHolds(book.url) }
     }
 
+    /// A book in one XHTML file is read only as far as the next chapter's anchor at first (as for
+    /// narration) and whole later: a chapter's markup is the same either way.
+    func testMarkupIsTheSameFromPartOfADocumentAsFromAllOfIt() throws {
+        for url in [RealFixtures.childrensLiterature, RealFixtures.wasteland] {
+            try RealFixtures.require(url)
+            let warm = try BookReader.open(url)
+            for index in warm.chapters.indices {
+                let fresh = try BookReader.open(url).chapterMarkup(at: index)
+                XCTAssertEqual(try warm.chapterMarkup(at: index), fresh, "\(url.lastPathComponent) chapter \(index)")
+            }
+        }
+    }
+
     /// The check itself can fail: a span holding other text than the chapter's at its offset, one
     /// overlapping another, spoken text in no span, and a forbidden element or attribute.
     func testTheCheckCatchesWrongMarkup() throws {
