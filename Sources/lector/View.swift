@@ -42,12 +42,18 @@ struct View: ParsableCommand {
     }
 
     func run() throws {
+        // Started as the server (by D-Bus activation, or by `lector view`): never ask the bus for
+        // the server first, since that would wait on this very activation.
+        if serve {
+            try runServer(printing: reportUrl, detached: reportUrl)
+            return
+        }
         if let url = Self.runningServerURL() {
             if noBrowser { print(url) } else { try Self.open(url) }
             return
         }
-        if noBrowser || serve {
-            try runServer(printing: noBrowser || reportUrl, detached: serve && reportUrl)
+        if noBrowser {
+            try runServer(printing: true, detached: false)
         } else {
             try Self.open(try startServer())
         }
