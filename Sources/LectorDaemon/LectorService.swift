@@ -144,6 +144,7 @@ public final class LectorService {
         try bus.add(lector1Object())
         try registerMPRIS()
         narrator.onBookmark = { [weak self] in self?.library.saveBookmark() }
+        narrator.onNeedsStream = { [weak self] in self?.openNarrationStreamIfWanted() }
         announcer.delegate = self
     }
 
