@@ -42,7 +42,7 @@ extension LectorService {
             .method("Pause") { service, _ in service.audioPolicy.listenerActed(pausing: true); service.narrator.pause(); return .done },
             .method("PlayPause") { try $0.playPause($1) },
             .method("Stop") { service, _ in service.audioPolicy.listenerActed(pausing: true); service.narrator.stop(); return .done },
-            .method("Play") { service, _ in service.audioPolicy.listenerActed(pausing: false); service.narrator.play(); return .done },
+            .method("Play") { service, _ in service.play(); return .done },
             .method("Seek", in: "x", ["Offset"]) { service, call in
                 let offset = try call.reader.readInt64()
                 service.audioPolicy.listenerActed(pausing: false)
@@ -117,6 +117,7 @@ extension LectorService {
                 try service.library.open(uri: uri, options: options) { call.deferReply() }
                     return .answered
             },
+            .method("Resume") { try $0.resume($1) },
             .method("GetChapterText", in: "u", ["chapter"], out: "os", ["trackid", "text"]) { try $0.chapterText($1) },
             .signal("SpeakingRange", "ouu", ["trackid", "start", "length"]),
             .property("Book", "a{sv}", .change) { try $0.writeBook($1) },
@@ -162,7 +163,10 @@ extension LectorService {
     // MARK: - handlers
 
     func playPause(_ call: MethodCall) throws -> MethodResult {
-        guard narrator.state.canPause else { throw LectorError(.noBook, "no book is open: nothing to play or pause") }
+        guard narrator.state.canPause else {
+            try resumeForPlayPause()   // the book read last, if there is one
+            return .done
+        }
         let playing = narrator.state.status == .playing
         audioPolicy.listenerActed(pausing: playing)
         playing ? narrator.pause() : narrator.play()

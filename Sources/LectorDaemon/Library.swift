@@ -11,11 +11,14 @@ import LectorState
 /// back on the loop; the first chapter plays as soon as it is parsed, the rest follow on
 /// `bookQueue`. Bookmarks (chapter and word) are taken on the loop and written on
 /// `bookmarkQueue` (atomic, fsynced): at pause, stop, chapter change, exit and every 5 s while
-/// playing.
+/// playing. The book opened last is remembered (`recent-book.json`, same queue) so that it can
+/// be resumed from anywhere after a restart: loaded, stopped, at start-up (`resumeAtStartUp`),
+/// played by `resume`.
 ///
 /// ```swift
 /// try library.open(uri: "file:///home/me/book.epub", options: [:]) { call.deferReply() }
 /// library.saveBookmark(); library.flushBookmarks()   // on disk now
+/// try library.resume(play: true) { call.deferReply() }   // the book read last, at its bookmark
 /// ```
 @MainActor
 final class Library {
@@ -32,6 +35,12 @@ final class Library {
     var onChapterLoaded: ((Int) -> Void)?
 
     private let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
+    private let recentBooks = RecentBookStore(directory: RecentBookStore.defaultDirectory())
+    /// The book opened last, here or by an earlier daemon: what `resume` opens when no book is.
+    private(set) var recentBook: RecentBook?
+    /// A resume whose book is being parsed: who waits for it, and whether any of them asked to
+    /// play (a media key pressed while the start-up resume is still parsing plays it).
+    private var pendingResume: (generation: Int, play: Bool, replies: [DeferredReply])?
     /// Bookmarks are written here, never on the loop (fsync can take long).
     private let bookmarkQueue = DispatchQueue(label: "io.github.lector.bookmarks")
     /// Books are parsed here, never on the loop.
@@ -56,6 +65,14 @@ final class Library {
             guard let self else { return }
             self.saveBookmark()
             if self.narrator.state.status == .playing { self.bookmarkTimer?.schedule(after: Self.bookmarkSeconds * 1_000_000) }
+        }
+        // One small file, read once before the loop runs.
+        switch recentBooks.load() {
+        case .found(let recent): recentBook = recent
+        case .none: break
+        case .corrupt(let aside, let reason):
+            Journal.log(.warning, "the record of the book read last was unreadable (\(reason)); set aside as \(aside): "
+                        + "nothing to resume until a book is opened")
         }
     }
 
@@ -144,11 +161,63 @@ final class Library {
             throw LectorError(.notFound, "\(url.path): no such file")
         }
         if isDirectory.boolValue { throw LectorError(.badBook, "\(url.path) is a directory, not a book") }
+        startOpening(url, opening, reply: makeReply())
+    }
 
+    /// Narrator1.Resume, MPRIS Play with no book open, `lector read` without a file: the open book
+    /// (played if `play`), else the book read last (`recentBook`) at its bookmark, answered once
+    /// it is applied. While a resume is parsing, later ones join it. Throws NoBook if no book was
+    /// ever read, NotFound if that book's file is gone (the record is kept: it may come back).
+    ///
+    /// ```swift
+    /// try library.resume(play: false) { nil }                // start-up: loaded, Stopped, silent
+    /// try library.resume(play: true) { call.deferReply() }   // a media key a moment later: plays it
+    /// ```
+    func resume(play: Bool, reply makeReply: () -> DeferredReply?) throws {
+        if narrator.book != nil {
+            if play { narrator.play() }
+            makeReply()?.send()
+            return
+        }
+        if var pending = pendingResume, pending.generation == latestOpen.get() {
+            pending.play = pending.play || play
+            if let reply = makeReply() { pending.replies.append(reply) }
+            pendingResume = pending
+            return
+        }
+        guard let recent = recentBook else {
+            throw LectorError(.noBook, "no book has been read yet: open one with lector read FILE (Narrator1.Open)")
+        }
+        guard FileManager.default.fileExists(atPath: recent.path) else {
+            throw LectorError(.notFound, "the book read last, \(recent.path), is gone (moved or deleted); "
+                              + "open it where it is now with lector read FILE")
+        }
+        var opening = try OpenOptions([:])
+        opening.play = false   // `pendingResume.play` decides, when it is applied
+        let generation = startOpening(URL(fileURLWithPath: recent.path), opening, reply: nil)
+        pendingResume = (generation, play, [makeReply()].compactMap { $0 })
+    }
+
+    /// Start-up: the book read last is loaded, stopped at its bookmark, so that media controls
+    /// show it (CanPlay, Metadata) and a media key resumes it. Nothing plays on its own.
+    func resumeAtStartUp() {
+        guard recentBook != nil else { return }
+        do {
+            try resume(play: false) { nil }
+        } catch let error as LectorError {
+            Journal.log(.notice, "nothing to resume: \(error.message)", fields: ["LECTOR_ERROR": error.kind.rawValue])
+        } catch {
+            Journal.log(.notice, "nothing to resume: \(error)")
+        }
+    }
+
+    /// Parses `url` on `openQueue` and applies it on the loop unless a later open replaced it;
+    /// `reply` (and the replies of a resume waiting on this generation) hear how it went.
+    @discardableResult
+    private func startOpening(_ url: URL, _ opening: OpenOptions, reply: DeferredReply?) -> Int {
         let generation = latestOpen.advance()
         latestOpenPath = url.path
         let latest = latestOpen
-        let reply = makeReply()
         let store = bookmarks
         let covers = Self.coverDirectory()
         saveBookmark()   // re-opening the book being read must find where it is now
@@ -161,13 +230,21 @@ final class Library {
                 : Result { try PreparedBook.prepare(url: url, options: opening, bookmarks: store, covers: covers) }
             LoopInbox.post { [weak self] in
                 guard let self else { return }
+                var replies = [reply].compactMap { $0 }
+                var play = opening.play
+                if let pending = self.pendingResume, pending.generation == generation {
+                    self.pendingResume = nil
+                    replies += pending.replies
+                    play = play || pending.play
+                }
                 if generation != self.latestOpen.get() {
                     // Its own error if it had one; else that a later Open won.
                     if case .failure(let error) = result, let failure = error as? LectorError {
-                        reply.fail(failure)
+                        replies.forEach { $0.fail(failure) }
                     } else {
-                        reply.fail(LectorError(.superseded, "the Open of \(url.path) was superseded by a later Open "
-                                               + "of \(self.latestOpenPath) before it finished; that one is being opened"))
+                        let failure = LectorError(.superseded, "the Open of \(url.path) was superseded by a later Open "
+                                                  + "of \(self.latestOpenPath) before it finished; that one is being opened")
+                        replies.forEach { $0.fail(failure) }
                     }
                     return
                 }
@@ -175,29 +252,46 @@ final class Library {
                 case .success(let prepared):
                     if prepared.book.identity == self.narrator.book?.identity, opening.chapter == nil, !opening.fromStart {
                         // The book being read: carry on where it is, no reload, no status flicker.
-                        if opening.play { self.narrator.play() }
+                        if play { self.narrator.play() }
                     } else {
-                        self.apply(prepared, play: opening.play)
+                        self.apply(prepared, play: play)
                     }
-                    reply.send()
+                    replies.forEach { $0.send() }
                 case .failure(let error):
                     let failure = (error as? LectorError) ?? LectorError(.badBook, "\(error)")
                     Journal.log(.warning, "cannot open \(url.path): \(failure.message)",
                                 fields: ["LECTOR_BOOK": url.path, "LECTOR_ERROR": failure.kind.rawValue])
-                    reply.fail(failure)
+                    replies.forEach { $0.fail(failure) }
                 }
             }
         }
+        return generation
     }
 
     private func apply(_ prepared: PreparedBook, play: Bool) {
         if let note = prepared.note { Journal.log(.notice, note, fields: ["LECTOR_BOOK": prepared.book.url.path]) }
         narrator.voice = voice(forBookLanguage: prepared.book.language)
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)
+        rememberRecent(prepared.book)
         onBookApplied?()
         Journal.log(.info, "opened \"\(BusText.capped(prepared.book.title))\" (\(prepared.book.chapterCount) chapters) at chapter \(prepared.startChapter + 1)",
                     fields: ["LECTOR_BOOK": prepared.book.url.path, "LECTOR_CHAPTER": String(prepared.startChapter + 1)])
         loadRemainingChapters(of: prepared, generation: latestBook.advance())
+    }
+
+    /// The book just opened becomes the one to resume, on disk too (off the loop, atomically).
+    private func rememberRecent(_ book: OpenBook) {
+        let recent = RecentBook(path: book.url.path, bookIdentity: book.identity)
+        recentBook = recent
+        let store = recentBooks
+        bookmarkQueue.async {
+            do {
+                try store.save(recent)
+            } catch {
+                Journal.log(.warning, "could not remember \(recent.path) as the book read last: \(error)",
+                            fields: ["LECTOR_BOOK": recent.path])
+            }
+        }
     }
 
     /// The book's language picks the voice; an unknown one falls back to the default, with a log line.
@@ -295,17 +389,25 @@ struct PreparedBook: @unchecked Sendable {
 
         var book = OpenBook(identity: outline.identity, title: outline.title, authors: outline.authors,
                             language: outline.language, url: url, coverURL: nil, chapterTitles: titles)
-        let first: String
-        do {
-            let chapter = try reader.loadChapter(start.chapter)
-            first = chapter.text
-            let warnings = outline.warnings + chapter.warnings
-            if !warnings.isEmpty { note = ([note].compactMap { $0 } + warnings).joined(separator: "; ") }
-        } catch {
-            throw LectorError(.badBook, "\(error)")
+        func load(_ index: Int) throws -> (text: String, warnings: [String]) {
+            do {
+                let chapter = try reader.loadChapter(index)
+                return (chapter.text, chapter.warnings)
+            } catch {
+                throw LectorError(.badBook, "\(error)")
+            }
         }
-        book.chapterTexts[start.chapter] = first
-        if start.offset > first.unicodeScalars.count { start.offset = 0 }
+        var first = try load(start.chapter)
+        if start.offset > first.text.unicodeScalars.count { start.offset = 0 }
+        // Heard to its very end: a book resumed after that starts over (its end would only stop again).
+        if options.chapter == nil, start.chapter == titles.count - 1, start.offset > 0,
+           start.offset >= first.text.unicodeScalars.count {
+            start = (0, 0)
+            if titles.count > 1 { first = try load(0) }
+        }
+        let warnings = outline.warnings + first.warnings
+        if !warnings.isEmpty { note = ([note].compactMap { $0 } + warnings).joined(separator: "; ") }
+        book.chapterTexts[start.chapter] = first.text
         if outline.hasCover, let cover = try? outline.loadCover() {
             let file = covers.appendingPathComponent(StableHash.hex(outline.identity) + "." + cover.fileExtension)
             if !FileManager.default.fileExists(atPath: file.path) {
