@@ -40,7 +40,9 @@ final class Library {
     private(set) var recentBook: RecentBook?
     /// A resume whose book is being parsed: who waits for it, and whether any of them asked to
     /// play (a media key pressed while the start-up resume is still parsing plays it).
-    private var pendingResume: (generation: Int, play: Bool, replies: [DeferredReply])?
+    private var pendingResume: PendingResume?
+    /// The generation of the open being parsed, until its result is back on the loop.
+    private var parsing: Int?
     /// Bookmarks are written here, never on the loop (fsync can take long).
     private let bookmarkQueue = DispatchQueue(label: "io.github.lector.bookmarks")
     /// Books are parsed here, never on the loop.
@@ -54,6 +56,13 @@ final class Library {
     private let latestOpen = GenerationTicket()
     private var latestOpenPath = ""
     private var bookmarkTimer: EventSource?
+
+    /// Who waits for the book being opened as a resume, and whether any of them asked to play.
+    private struct PendingResume {
+        let generation: Int
+        var play: Bool
+        var replies: [DeferredReply]
+    }
 
     /// A parse skipped because a later Open had replaced it.
     private struct Superseded: Error {}
@@ -166,8 +175,9 @@ final class Library {
 
     /// Narrator1.Resume, MPRIS Play with no book open, `lector read` without a file: the open book
     /// (played if `play`), else the book read last (`recentBook`) at its bookmark, answered once
-    /// it is applied. While a resume is parsing, later ones join it. Throws NoBook if no book was
-    /// ever read, NotFound if that book's file is gone (the record is kept: it may come back).
+    /// it is applied. While a book is being opened (a resume or an Open), it joins that one and
+    /// plays it. Throws NoBook if no book was ever read, NotFound if that book's file is gone
+    /// (the record is kept: it may come back).
     ///
     /// ```swift
     /// try library.resume(play: false) { nil }                // start-up: loaded, Stopped, silent
@@ -179,7 +189,10 @@ final class Library {
             makeReply()?.send()
             return
         }
-        if var pending = pendingResume, pending.generation == latestOpen.get() {
+        if let parsing, parsing == latestOpen.get() {
+            // A book is being opened (this start-up's resume, or an Open): that one is resumed.
+            var pending = pendingResume.flatMap { $0.generation == parsing ? $0 : nil }
+                ?? PendingResume(generation: parsing, play: false, replies: [])
             pending.play = pending.play || play
             if let reply = makeReply() { pending.replies.append(reply) }
             pendingResume = pending
@@ -195,7 +208,7 @@ final class Library {
         var opening = try OpenOptions([:])
         opening.play = false   // `pendingResume.play` decides, when it is applied
         let generation = startOpening(URL(fileURLWithPath: recent.path), opening, reply: nil)
-        pendingResume = (generation, play, [makeReply()].compactMap { $0 })
+        pendingResume = PendingResume(generation: generation, play: play, replies: [makeReply()].compactMap { $0 })
     }
 
     /// Start-up: the book read last is loaded, stopped at its bookmark, so that media controls
@@ -217,6 +230,7 @@ final class Library {
     private func startOpening(_ url: URL, _ opening: OpenOptions, reply: DeferredReply?) -> Int {
         let generation = latestOpen.advance()
         latestOpenPath = url.path
+        parsing = generation
         let latest = latestOpen
         let store = bookmarks
         let covers = Self.coverDirectory()
@@ -230,6 +244,7 @@ final class Library {
                 : Result { try PreparedBook.prepare(url: url, options: opening, bookmarks: store, covers: covers) }
             LoopInbox.post { [weak self] in
                 guard let self else { return }
+                if self.parsing == generation { self.parsing = nil }
                 var replies = [reply].compactMap { $0 }
                 var play = opening.play
                 if let pending = self.pendingResume, pending.generation == generation {
