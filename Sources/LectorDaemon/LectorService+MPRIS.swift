@@ -68,9 +68,6 @@ extension LectorService {
                       get: { try $1.append($0.narrator.state.loop.rawValue) },
                       set: { try $0.setLoopStatus($1) }),
             .property("Rate", "d", .change, get: { try $1.append($0.narrator.state.rate) }, set: { try $0.setRate($1) }),
-            .property("Shuffle", "b", .change,
-                      get: { _, reply in try reply.append(false) },
-                      set: { _, _ in throw LectorError.invalidArgument("chapters are read in order: Shuffle is not supported") }),
             .property("Metadata", "a{sv}", .change) { try $0.writeCurrentMetadata($1) },
             .property("Volume", "d", .change, get: { try $1.append($0.narrator.state.volume) }, set: { try $0.setVolume($1) }),
             .property("Position", "x", .never) { try $1.append($0.narrator.position) },
@@ -283,7 +280,9 @@ extension LectorService {
         try writer.entry("mpris:trackid", "o") { try $0.appendObjectPath(book.trackID(chapter)) }
         try writer.entry("xesam:title", "s") { try $0.append(BusText.capped(book.chapterTitles[chapter])) }
         try writer.entry("xesam:album", "s") { try $0.append(BusText.capped(book.title)) }
-        try writer.entry("xesam:artist", "as") { try $0.appendStrings(BusText.cappedList(book.authors)) }
+        if !book.authors.isEmpty {   // a key with no value is left out (plain text has no authors)
+            try writer.entry("xesam:artist", "as") { try $0.appendStrings(BusText.cappedList(book.authors)) }
+        }
         try writer.entry("xesam:trackNumber", "i") { try $0.append(Int32(chapter + 1)) }
         try writer.entry("xesam:url", "s") { try $0.append(book.url.absoluteString) }
         try writer.entry("mpris:length", "x") { try $0.append(narrator.length(ofChapter: chapter)) }

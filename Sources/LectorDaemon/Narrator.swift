@@ -90,8 +90,14 @@ final class Narrator {
     /// Speaking speed learned from this book, carried from chapter to chapter.
     private var learnedSpeed = 15.0
     private var learning = (scalars: 0, seconds: 0.0)
-    /// The chapter length clients were last told (Metadata's mpris:length).
-    private var announcedLength: Int64 = 0
+    /// The chapter length clients were told (Metadata's mpris:length): estimated once per
+    /// chapter and kept while it plays, seeks included; the speed learned meanwhile refines the
+    /// clock quietly and surfaces at the next chapter, or at a rate change (`setRate`). Shells
+    /// redraw on every Metadata change and show this length: it must not drift under the
+    /// listener's eyes (22:21 became 19:56 within 50 s when every 5% of learning was announced).
+    private(set) var announcedLength: Int64 = 0
+    /// At a rate change the length is estimated again if the learned one differs by more than this.
+    static let lengthRefinement = 0.02
     /// A jump waiting for its chapter's text.
     private var pendingJump: (chapter: Int, offset: Int, time: Int64?)?
     private var heardTimer: EventSource?
@@ -229,10 +235,10 @@ final class Narrator {
             segmenterKey = key
         }
         clock = ChapterClock(scalarCount: segmenter.count, scalarsPerSecond: learnedSpeed)
-        // Metadata carries the length: announce it for a new chapter, a first estimate, or a 5% move.
-        let lengthMoved = announcedLength == 0
-            || abs(Double(clock.length - announcedLength)) / Double(announcedLength) > 0.05
-        if changedChapter || lengthMoved { announcedLength = clock.length }
+        // Metadata carries the length: announced for a new chapter (or its first estimate, once
+        // its text is here), never for a seek within it.
+        let newLength = changedChapter || announcedLength == 0
+        if newLength { announcedLength = clock.length }
         let start = segmenter.wordStart(atOrBefore: offset)
         clock.startRun(atOffset: start, time: time.map { min($0, clock.length) })
         nextOffset = start
@@ -242,7 +248,7 @@ final class Narrator {
         chapterEndScheduled = false
         update {
             $0.chapter = chapter
-            if changedChapter || lengthMoved { $0.metadataRevision += 1 }
+            if newLength { $0.metadataRevision += 1 }
             $0.pastRestartThreshold = Double(clock.runStartTime) / 1e6 > PlayerState.restartThresholdSeconds
         }
         if announceSeek { onSeeked?(clock.runStartTime) }
@@ -358,7 +364,14 @@ final class Narrator {
             runBaseFrame = stream?.endFrame ?? 0
         }
         learning = (0, 0)   // speeds measured at the old rate do not count at the new one
-        update { $0.rate = rate }
+        // Clients redraw for the new Rate anyway: the moment to show a meaningfully refined length.
+        let refined = announcedLength > 0 && clock.scalarCount > 0
+            && abs(Double(clock.length - announcedLength)) / Double(announcedLength) > Self.lengthRefinement
+        if refined { announcedLength = clock.length }
+        update {
+            $0.rate = rate
+            if refined { $0.metadataRevision += 1 }
+        }
         feed()
     }
 
@@ -435,12 +448,8 @@ final class Narrator {
         clock.learn(scalars: learning.scalars, audioSeconds: learning.seconds, rate: state.rate)
         learnedSpeed = clock.scalarsPerSecond
         learning = (0, 0)
-        // Metadata carries the length: refresh it only when the estimate moved by more than 5%
-        // (segment-to-segment noise is a few percent; each change is a PropertiesChanged).
-        if announcedLength > 0, abs(Double(clock.length - announcedLength)) / Double(announcedLength) > 0.05 {
-            announcedLength = clock.length
-            update { $0.metadataRevision += 1 }
-        }
+        // Quietly: Position and seeks use the refined speed now, mpris:length at the next
+        // chapter or rate change (see `announcedLength`).
     }
 
     /// Stops synthesis and drops queued audio from the first word the server does not have yet,
