@@ -378,6 +378,8 @@ struct PreparedBook: @unchecked Sendable {
         let outline: BookOutline
         do {
             outline = try BookReader.open(url)
+        } catch .pdf {
+            throw LectorError(.unsupportedFormat, BookError.pdf(file: url).description)
         } catch {
             throw LectorError(.badBook, error.description)
         }
@@ -396,7 +398,10 @@ struct PreparedBook: @unchecked Sendable {
         }
         if let chapter = options.chapter {
             guard titles.indices.contains(chapter) else {
-                throw LectorError.invalidArgument("the book has \(titles.count) chapters; there is no chapter \(chapter)")
+                // An ordinal reads right whether the caller counts from 0 (the bus option 8) or
+                // from 1 (`lector read --chapter 9`): both mean the 9th chapter.
+                let count = titles.count == 1 ? "1 chapter" : "\(titles.count) chapters"
+                throw LectorError.invalidArgument("\(url.lastPathComponent) has \(count); there is no \(Self.ordinal(chapter + 1)) chapter")
             }
             if chapter != start.chapter { start = (chapter, 0) }
         }
@@ -435,6 +440,21 @@ struct PreparedBook: @unchecked Sendable {
         let ordered = remaining.filter { $0 > start.chapter } + remaining.filter { $0 < start.chapter }
         return PreparedBook(book: book, reader: reader, startChapter: start.chapter, startOffset: start.offset,
                             remainingChapters: ordered, note: note)
+    }
+}
+
+extension PreparedBook {
+    /// "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "102nd".
+    static func ordinal(_ n: Int) -> String {
+        let suffix: String
+        switch (n % 10, n % 100) {
+        case (_, 11...13): suffix = "th"
+        case (1, _): suffix = "st"
+        case (2, _): suffix = "nd"
+        case (3, _): suffix = "rd"
+        default: suffix = "th"
+        }
+        return "\(n)\(suffix)"
     }
 }
 
