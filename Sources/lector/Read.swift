@@ -19,7 +19,7 @@ struct Read: ParsableCommand {
             """)
 
     @Argument(help: "The book: an .epub or a text file. Without it, the book read last.") var file: String?
-    @Option(help: "Start at this chapter (1 is the first).") var chapter: Int?
+    @Option(name: [.short, .long], help: "Start at this chapter (1 is the first).") var chapter: Int?
     @Flag(help: "Start from the beginning, ignoring the bookmark.") var fromStart = false
 
     func validate() throws {
