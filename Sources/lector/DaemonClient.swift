@@ -109,7 +109,8 @@ final class DaemonClient {
             }
             if daemonGone { throw CLIError("the Lector daemon exited before speech \(id) finished") }
             do {
-                try bus.processOrWait(timeoutMicroseconds: 1_000_000)
+                // Short: a signal landing just before the wait starts is seen within 250 ms.
+                try bus.processOrWait(timeoutMicroseconds: 250_000)
             } catch let error as SystemError where error.errno == EINTR {
                 continue   // a signal: seen at the top of the loop
             }
