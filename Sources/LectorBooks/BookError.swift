@@ -49,6 +49,9 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
     case noSuchResource(file: URL, id: String)
     /// The file could not be read at all (missing, no permission, I/O error).
     case unreadable(file: URL, reason: String)
+    /// A PDF (recognized by its `%PDF-` header, whatever its name): not a book Lector reads, and
+    /// never to be read aloud as its raw bytes. The message says how to convert it.
+    case pdf(file: URL)
 
     /// The book file the error is about.
     public var file: URL {
@@ -58,7 +61,7 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
              .brokenXML(let file, _, _, _), .encrypted(let file, _), .tooLarge(let file, _),
              .pathEscapesArchive(let file, _), .emptyBook(let file), .emptyFile(let file),
              .isDirectory(let file), .notARegularFile(let file, _), .unsupportedEncoding(let file, _), .noSuchChapter(let file, _, _),
-             .noSuchResource(let file, _), .unreadable(let file, _):
+             .noSuchResource(let file, _), .unreadable(let file, _), .pdf(let file):
             return file
         }
     }
@@ -104,6 +107,11 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
             return "\(name): the book has no image with manifest id \"\(id.prefix(200))\" to show"
         case .unreadable(_, let reason):
             return "\(name): cannot be read: \(reason)"
+        case .pdf:
+            let base = file.deletingPathExtension().lastPathComponent
+            return "\(name) is a PDF: Lector reads EPUB and plain text. Convert it first, e.g. "
+                + "pdftotext -layout \"\(name)\" \"\(base).txt\" (poppler-utils), "
+                + "or ebook-convert \"\(name)\" \"\(base).epub\" (calibre)"
         }
     }
 

@@ -3,8 +3,9 @@ import Foundation
 /// The entry point: opens a book file as a `BookOutline`, deciding by its first bytes whether it
 /// is an EPUB (a ZIP archive) or plain text.
 ///
-/// A file named `.epub` that is not a ZIP is refused as `notAZip`; any other non-ZIP file is
-/// read as plain text (`.txt`, `.md`, no extension at all), which refuses binary data by itself.
+/// A PDF is refused as one (`pdf`, with how to convert it), whatever its name; a file named
+/// `.epub` that is not a ZIP is refused as `notAZip`; any other non-ZIP file is read as plain
+/// text (`.txt`, `.md`, no extension at all), which refuses binary data by itself.
 ///
 ///     let outline = try BookReader.open(URL(fileURLWithPath: "alice.txt"))
 ///     outline.format                  // .plainText
@@ -20,15 +21,30 @@ public enum BookReader {
         do {
             let handle = try FileHandle(forReadingFrom: file)
             defer { try? handle.close() }
-            head = [UInt8](try handle.read(upToCount: 4) ?? Data())
+            head = [UInt8](try handle.read(upToCount: pdfHeaderWindow) ?? Data())
         } catch {
             throw .unreadable(file: file, reason: "\(error)")
         }
-        if zipSignatures.contains(head) {
+        if isPDF(head) { throw .pdf(file: file) }
+        if zipSignatures.contains(Array(head.prefix(4))) {
             return try EPUBOpener.open(file, limits: limits)
         }
         if file.pathExtension.lowercased() == "epub" { throw .notAZip(file: file) }
         return try openPlainText(file, size: size, limits: limits)
+    }
+
+    /// PDF readers accept the `%PDF-` header anywhere in the first 1024 bytes.
+    static let pdfHeaderWindow = 1024
+
+    /// `%PDF-` at the start of the file or of a line within `pdfHeaderWindow` bytes (readers
+    /// accept junk before it); text that merely mentions "%PDF-" inside a line is still text.
+    public static func isPDF(_ head: [UInt8]) -> Bool {
+        let magic = Array("%PDF-".utf8)
+        guard head.count >= magic.count else { return false }
+        for start in 0...(head.count - magic.count) where start == 0 || head[start - 1] == 0x0A || head[start - 1] == 0x0D {
+            if Array(head[start..<start + magic.count]) == magic { return true }
+        }
+        return false
     }
 
     /// The size of the file `file` names, following symbolic links (`attributesOfItem` does not:

@@ -102,13 +102,17 @@ public final class Bus {
     }
 
     /// Calls a method and waits for its reply (CLI only: it blocks). D-Bus errors are thrown as `BusCallError`.
+    /// With `autoStart` false the bus does not start the destination by D-Bus activation: a
+    /// destination that is not running is the error `org.freedesktop.DBus.Error.ServiceUnknown`
+    /// (how `lector status` asks without starting a daemon just to hear that nothing plays).
     public func call(destination: String, path: String, interface: String, member: String,
-                     timeoutMicroseconds: UInt64 = 30_000_000,
+                     timeoutMicroseconds: UInt64 = 30_000_000, autoStart: Bool = true,
                      _ build: (MessageWriter) throws -> Void = { _ in }) throws -> MessageReader {
         var message: OpaquePointer?
         var r = sd_bus_message_new_method_call(pointer, &message, destination, path, interface, member)
         guard r >= 0, let message else { throw SystemError(errno: -r, "creating call \(member)") }
         defer { sd_bus_message_unref(message) }
+        if !autoStart { sd_bus_message_set_auto_start(message, 0) }
         try build(MessageWriter(message))
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }

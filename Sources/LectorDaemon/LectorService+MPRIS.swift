@@ -42,7 +42,7 @@ extension LectorService {
             .method("Pause") { service, _ in service.audioPolicy.listenerActed(pausing: true); service.narrator.pause(); return .done },
             .method("PlayPause") { try $0.playPause($1) },
             .method("Stop") { service, _ in service.audioPolicy.listenerActed(pausing: true); service.narrator.stop(); return .done },
-            .method("Play") { service, _ in service.audioPolicy.listenerActed(pausing: false); service.narrator.play(); return .done },
+            .method("Play") { service, _ in service.play(); return .done },
             .method("Seek", in: "x", ["Offset"]) { service, call in
                 let offset = try call.reader.readInt64()
                 service.audioPolicy.listenerActed(pausing: false)
@@ -68,9 +68,6 @@ extension LectorService {
                       get: { try $1.append($0.narrator.state.loop.rawValue) },
                       set: { try $0.setLoopStatus($1) }),
             .property("Rate", "d", .change, get: { try $1.append($0.narrator.state.rate) }, set: { try $0.setRate($1) }),
-            .property("Shuffle", "b", .change,
-                      get: { _, reply in try reply.append(false) },
-                      set: { _, _ in throw LectorError.invalidArgument("chapters are read in order: Shuffle is not supported") }),
             .property("Metadata", "a{sv}", .change) { try $0.writeCurrentMetadata($1) },
             .property("Volume", "d", .change, get: { try $1.append($0.narrator.state.volume) }, set: { try $0.setVolume($1) }),
             .property("Position", "x", .never) { try $1.append($0.narrator.position) },
@@ -117,6 +114,7 @@ extension LectorService {
                 try service.library.open(uri: uri, options: options) { call.deferReply() }
                     return .answered
             },
+            .method("Resume") { try $0.resume($1) },
             .method("GetChapterText", in: "u", ["chapter"], out: "os", ["trackid", "text"]) { try $0.chapterText($1) },
             .method("GetChapters", out: "a(sut)", ["chapters"]) { try $0.chapterList($1) },
             .method("GetChapterMarkup", in: "u", ["chapter"], out: "os", ["trackid", "markup"]) { try $0.chapterMarkup($1) },
@@ -169,7 +167,10 @@ extension LectorService {
     // MARK: - handlers
 
     func playPause(_ call: MethodCall) throws -> MethodResult {
-        guard narrator.state.canPause else { throw LectorError(.noBook, "no book is open: nothing to play or pause") }
+        guard narrator.state.canPause else {
+            try resumeForPlayPause()   // the book read last, if there is one
+            return .done
+        }
         let playing = narrator.state.status == .playing
         audioPolicy.listenerActed(pausing: playing)
         playing ? narrator.pause() : narrator.play()
@@ -286,7 +287,9 @@ extension LectorService {
         try writer.entry("mpris:trackid", "o") { try $0.appendObjectPath(book.trackID(chapter)) }
         try writer.entry("xesam:title", "s") { try $0.append(BusText.capped(book.chapterTitles[chapter])) }
         try writer.entry("xesam:album", "s") { try $0.append(BusText.capped(book.title)) }
-        try writer.entry("xesam:artist", "as") { try $0.appendStrings(BusText.cappedList(book.authors)) }
+        if !book.authors.isEmpty {   // a key with no value is left out (plain text has no authors)
+            try writer.entry("xesam:artist", "as") { try $0.appendStrings(BusText.cappedList(book.authors)) }
+        }
         try writer.entry("xesam:trackNumber", "i") { try $0.append(Int32(chapter + 1)) }
         try writer.entry("xesam:url", "s") { try $0.append(book.url.absoluteString) }
         try writer.entry("mpris:length", "x") { try $0.append(narrator.length(ofChapter: chapter)) }

@@ -24,7 +24,7 @@ extension LectorService {
         case .ready:
             Journal.log(.info, "connected to the sound server")
             announcer.openStream(on: soundServer, properties: Self.streamProperties)
-            openNarrationStream()
+            openNarrationStreamIfWanted()
         case .unavailable(let reason):
             Journal.log(.warning, "sound server unavailable: \(reason); retrying",
                         fields: ["LECTOR_ERROR": "SoundServerUnavailable"])
@@ -37,15 +37,23 @@ extension LectorService {
         }
     }
 
-    /// The narrator's own stream: `media.role=music`, so it is treated as the book it is.
     /// Reopens whichever stream is missing (a failed stream waits `streamRetrySeconds`, so a
     /// server without a sink costs one attempt a second, not a busy loop).
     func reopenMissingStreams() {
         guard soundServer.state == .ready else { return }
         if announcer.stream == nil { announcer.openStream(on: soundServer, properties: Self.streamProperties) }
-        if narrator.stream == nil { openNarrationStream() }
+        openNarrationStreamIfWanted()
     }
 
+    /// The narrator has a stream only while a book plays or is paused: Stop lets it go and Play
+    /// asks for a new one (`Narrator.onNeedsStream`), so a stopped or idle daemon holds nothing
+    /// on the sound server.
+    func openNarrationStreamIfWanted() {
+        guard soundServer.state == .ready, narrator.stream == nil, narrator.wantsStream else { return }
+        openNarrationStream()
+    }
+
+    /// The narrator's own stream: `media.role=music`, so it is treated as the book it is.
     private func openNarrationStream() {
         guard soundServer.context != nil else { return }
         var properties = Self.streamProperties

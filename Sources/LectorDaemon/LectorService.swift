@@ -144,6 +144,7 @@ public final class LectorService {
         try bus.add(lector1Object())
         try registerMPRIS()
         narrator.onBookmark = { [weak self] in self?.library.saveBookmark() }
+        narrator.onNeedsStream = { [weak self] in self?.openNarrationStreamIfWanted() }
         announcer.delegate = self
     }
 
@@ -168,6 +169,8 @@ public final class LectorService {
         try bus.requestName(BusNames.service)
         try bus.requestName(MPRISNames.service)
         updateNotificationMonitor()
+        // After the names are taken: media controls see the book appear (CanPlay, Metadata).
+        library.resumeAtStartUp()
         // Under systemd with WatchdogSec=: sd-event pings the watchdog from the loop itself, so
         // a wedged loop (not just a dead process) gets restarted.
         if sd_event_set_watchdog(loop.event, 1) > 0 { Journal.log(.info, "watchdog enabled") }

@@ -11,11 +11,14 @@ import LectorState
 /// back on the loop; the first chapter plays as soon as it is parsed, the rest follow on
 /// `bookQueue`. Bookmarks (chapter and word) are taken on the loop and written on
 /// `bookmarkQueue` (atomic, fsynced): at pause, stop, chapter change, exit and every 5 s while
-/// playing.
+/// playing. The book opened last is remembered (`recent-book.json`, same queue) so that it can
+/// be resumed from anywhere after a restart: loaded, stopped, at start-up (`resumeAtStartUp`),
+/// played by `resume`.
 ///
 /// ```swift
 /// try library.open(uri: "file:///home/me/book.epub", options: [:]) { call.deferReply() }
 /// library.saveBookmark(); library.flushBookmarks()   // on disk now
+/// try library.resume(play: true) { call.deferReply() }   // the book read last, at its bookmark
 /// ```
 @MainActor
 final class Library {
@@ -32,6 +35,14 @@ final class Library {
     var onChapterLoaded: ((Int) -> Void)?
 
     private let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
+    private let recentBooks = RecentBookStore(directory: RecentBookStore.defaultDirectory())
+    /// The book opened last, here or by an earlier daemon: what `resume` opens when no book is.
+    private(set) var recentBook: RecentBook?
+    /// A resume whose book is being parsed: who waits for it, and whether any of them asked to
+    /// play (a media key pressed while the start-up resume is still parsing plays it).
+    private var pendingResume: PendingResume?
+    /// The generation of the open being parsed, until its result is back on the loop.
+    private var parsing: Int?
     /// Bookmarks are written here, never on the loop (fsync can take long).
     private let bookmarkQueue = DispatchQueue(label: "io.github.lector.bookmarks")
     /// Books are parsed here, never on the loop.
@@ -50,6 +61,13 @@ final class Library {
     private var outline: BookOutline?
     private let pageQueue = DispatchQueue(label: "io.github.lector.page")
 
+    /// Who waits for the book being opened as a resume, and whether any of them asked to play.
+    private struct PendingResume {
+        let generation: Int
+        var play: Bool
+        var replies: [DeferredReply]
+    }
+
     /// A parse skipped because a later Open had replaced it.
     private struct Superseded: Error {}
 
@@ -60,6 +78,14 @@ final class Library {
             guard let self else { return }
             self.saveBookmark()
             if self.narrator.state.status == .playing { self.bookmarkTimer?.schedule(after: Self.bookmarkSeconds * 1_000_000) }
+        }
+        // One small file, read once before the loop runs.
+        switch recentBooks.load() {
+        case .found(let recent): recentBook = recent
+        case .none: break
+        case .corrupt(let aside, let reason):
+            Journal.log(.warning, "the record of the book read last was unreadable (\(reason)); set aside as \(aside): "
+                        + "nothing to resume until a book is opened")
         }
     }
 
@@ -148,11 +174,68 @@ final class Library {
             throw LectorError(.notFound, "\(url.path): no such file")
         }
         if isDirectory.boolValue { throw LectorError(.badBook, "\(url.path) is a directory, not a book") }
+        startOpening(url, opening, reply: makeReply())
+    }
 
+    /// Narrator1.Resume, MPRIS Play with no book open, `lector read` without a file: the open book
+    /// (played if `play`), else the book read last (`recentBook`) at its bookmark, answered once
+    /// it is applied. While a book is being opened (a resume or an Open), it joins that one and
+    /// plays it. Throws NoBook if no book was ever read, NotFound if that book's file is gone
+    /// (the record is kept: it may come back).
+    ///
+    /// ```swift
+    /// try library.resume(play: false) { nil }                // start-up: loaded, Stopped, silent
+    /// try library.resume(play: true) { call.deferReply() }   // a media key a moment later: plays it
+    /// ```
+    func resume(play: Bool, reply makeReply: () -> DeferredReply?) throws {
+        if narrator.book != nil {
+            if play { narrator.play() }
+            makeReply()?.send()
+            return
+        }
+        if let parsing, parsing == latestOpen.get() {
+            // A book is being opened (this start-up's resume, or an Open): that one is resumed.
+            var pending = pendingResume.flatMap { $0.generation == parsing ? $0 : nil }
+                ?? PendingResume(generation: parsing, play: false, replies: [])
+            pending.play = pending.play || play
+            if let reply = makeReply() { pending.replies.append(reply) }
+            pendingResume = pending
+            return
+        }
+        guard let recent = recentBook else {
+            throw LectorError(.noBook, "no book has been read yet: open one with lector read FILE (Narrator1.Open)")
+        }
+        guard FileManager.default.fileExists(atPath: recent.path) else {
+            throw LectorError(.notFound, "the book read last, \(recent.path), is gone (moved or deleted); "
+                              + "open it where it is now with lector read FILE")
+        }
+        var opening = try OpenOptions([:])
+        opening.play = false   // `pendingResume.play` decides, when it is applied
+        let generation = startOpening(URL(fileURLWithPath: recent.path), opening, reply: nil)
+        pendingResume = PendingResume(generation: generation, play: play, replies: [makeReply()].compactMap { $0 })
+    }
+
+    /// Start-up: the book read last is loaded, stopped at its bookmark, so that media controls
+    /// show it (CanPlay, Metadata) and a media key resumes it. Nothing plays on its own.
+    func resumeAtStartUp() {
+        guard recentBook != nil else { return }
+        do {
+            try resume(play: false) { nil }
+        } catch let error as LectorError {
+            Journal.log(.notice, "nothing to resume: \(error.message)", fields: ["LECTOR_ERROR": error.kind.rawValue])
+        } catch {
+            Journal.log(.notice, "nothing to resume: \(error)")
+        }
+    }
+
+    /// Parses `url` on `openQueue` and applies it on the loop unless a later open replaced it;
+    /// `reply` (and the replies of a resume waiting on this generation) hear how it went.
+    @discardableResult
+    private func startOpening(_ url: URL, _ opening: OpenOptions, reply: DeferredReply?) -> Int {
         let generation = latestOpen.advance()
         latestOpenPath = url.path
+        parsing = generation
         let latest = latestOpen
-        let reply = makeReply()
         let store = bookmarks
         let covers = Self.coverDirectory()
         saveBookmark()   // re-opening the book being read must find where it is now
@@ -165,13 +248,22 @@ final class Library {
                 : Result { try PreparedBook.prepare(url: url, options: opening, bookmarks: store, covers: covers) }
             LoopInbox.post { [weak self] in
                 guard let self else { return }
+                if self.parsing == generation { self.parsing = nil }
+                var replies = [reply].compactMap { $0 }
+                var play = opening.play
+                if let pending = self.pendingResume, pending.generation == generation {
+                    self.pendingResume = nil
+                    replies += pending.replies
+                    play = play || pending.play
+                }
                 if generation != self.latestOpen.get() {
                     // Its own error if it had one; else that a later Open won.
                     if case .failure(let error) = result, let failure = error as? LectorError {
-                        reply.fail(failure)
+                        replies.forEach { $0.fail(failure) }
                     } else {
-                        reply.fail(LectorError(.superseded, "the Open of \(url.path) was superseded by a later Open "
-                                               + "of \(self.latestOpenPath) before it finished; that one is being opened"))
+                        let failure = LectorError(.superseded, "the Open of \(url.path) was superseded by a later Open "
+                                                  + "of \(self.latestOpenPath) before it finished; that one is being opened")
+                        replies.forEach { $0.fail(failure) }
                     }
                     return
                 }
@@ -179,19 +271,20 @@ final class Library {
                 case .success(let prepared):
                     if prepared.book.identity == self.narrator.book?.identity, opening.chapter == nil, !opening.fromStart {
                         // The book being read: carry on where it is, no reload, no status flicker.
-                        if opening.play { self.narrator.play() }
+                        if play { self.narrator.play() }
                     } else {
-                        self.apply(prepared, play: opening.play)
+                        self.apply(prepared, play: play)
                     }
-                    reply.send()
+                    replies.forEach { $0.send() }
                 case .failure(let error):
                     let failure = (error as? LectorError) ?? LectorError(.badBook, "\(error)")
                     Journal.log(.warning, "cannot open \(url.path): \(failure.message)",
                                 fields: ["LECTOR_BOOK": url.path, "LECTOR_ERROR": failure.kind.rawValue])
-                    reply.fail(failure)
+                    replies.forEach { $0.fail(failure) }
                 }
             }
         }
+        return generation
     }
 
     private func apply(_ prepared: PreparedBook, play: Bool) {
@@ -199,6 +292,7 @@ final class Library {
         narrator.voice = voice(forBookLanguage: prepared.book.language)
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)
         outline = prepared.reader
+        rememberRecent(prepared.book)
         onBookApplied?()
         Journal.log(.info, "opened \"\(BusText.capped(prepared.book.title))\" (\(prepared.book.chapterCount) chapters) at chapter \(prepared.startChapter + 1)",
                     fields: ["LECTOR_BOOK": prepared.book.url.path, "LECTOR_CHAPTER": String(prepared.startChapter + 1)])
@@ -242,6 +336,21 @@ final class Library {
                 case .failure(let error):
                     reply.fail(LectorError(.notFound, "\(error)"))
                 }
+            }
+        }
+    }
+
+    /// The book just opened becomes the one to resume, on disk too (off the loop, atomically).
+    private func rememberRecent(_ book: OpenBook) {
+        let recent = RecentBook(path: book.url.path, bookIdentity: book.identity)
+        recentBook = recent
+        let store = recentBooks
+        bookmarkQueue.async {
+            do {
+                try store.save(recent)
+            } catch {
+                Journal.log(.warning, "could not remember \(recent.path) as the book read last: \(error)",
+                            fields: ["LECTOR_BOOK": recent.path])
             }
         }
     }
@@ -315,6 +424,8 @@ struct PreparedBook: @unchecked Sendable {
         let outline: BookOutline
         do {
             outline = try BookReader.open(url)
+        } catch .pdf {
+            throw LectorError(.unsupportedFormat, BookError.pdf(file: url).description)
         } catch {
             throw LectorError(.badBook, error.description)
         }
@@ -333,7 +444,10 @@ struct PreparedBook: @unchecked Sendable {
         }
         if let chapter = options.chapter {
             guard titles.indices.contains(chapter) else {
-                throw LectorError.invalidArgument("the book has \(titles.count) chapters; there is no chapter \(chapter)")
+                // An ordinal reads right whether the caller counts from 0 (the bus option 8) or
+                // from 1 (`lector read --chapter 9`): both mean the 9th chapter.
+                let count = titles.count == 1 ? "1 chapter" : "\(titles.count) chapters"
+                throw LectorError.invalidArgument("\(url.lastPathComponent) has \(count); there is no \(Self.ordinal(chapter + 1)) chapter")
             }
             if chapter != start.chapter { start = (chapter, 0) }
         }
@@ -342,17 +456,25 @@ struct PreparedBook: @unchecked Sendable {
         var book = OpenBook(identity: outline.identity, title: outline.title, authors: outline.authors,
                             language: outline.language, url: url, coverURL: nil, chapterTitles: titles)
         book.chapterDepths = outline.chapters.map(\.depth)
-        let first: String
-        do {
-            let chapter = try reader.loadChapter(start.chapter)
-            first = chapter.text
-            let warnings = outline.warnings + chapter.warnings
-            if !warnings.isEmpty { note = ([note].compactMap { $0 } + warnings).joined(separator: "; ") }
-        } catch {
-            throw LectorError(.badBook, "\(error)")
+        func load(_ index: Int) throws -> (text: String, warnings: [String]) {
+            do {
+                let chapter = try reader.loadChapter(index)
+                return (chapter.text, chapter.warnings)
+            } catch {
+                throw LectorError(.badBook, "\(error)")
+            }
         }
-        book.chapterTexts[start.chapter] = first
-        if start.offset > first.unicodeScalars.count { start.offset = 0 }
+        var first = try load(start.chapter)
+        if start.offset > first.text.unicodeScalars.count { start.offset = 0 }
+        // Heard to its very end: a book resumed after that starts over (its end would only stop again).
+        if options.chapter == nil, start.chapter == titles.count - 1, start.offset > 0,
+           start.offset >= first.text.unicodeScalars.count {
+            start = (0, 0)
+            if titles.count > 1 { first = try load(0) }
+        }
+        let warnings = outline.warnings + first.warnings
+        if !warnings.isEmpty { note = ([note].compactMap { $0 } + warnings).joined(separator: "; ") }
+        book.chapterTexts[start.chapter] = first.text
         if outline.hasCover, let cover = try? outline.loadCover() {
             let file = covers.appendingPathComponent(StableHash.hex(outline.identity) + "." + cover.fileExtension)
             if !FileManager.default.fileExists(atPath: file.path) {
@@ -365,6 +487,21 @@ struct PreparedBook: @unchecked Sendable {
         let ordered = remaining.filter { $0 > start.chapter } + remaining.filter { $0 < start.chapter }
         return PreparedBook(book: book, reader: reader, startChapter: start.chapter, startOffset: start.offset,
                             remainingChapters: ordered, note: note)
+    }
+}
+
+extension PreparedBook {
+    /// "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "102nd".
+    static func ordinal(_ n: Int) -> String {
+        let suffix: String
+        switch (n % 10, n % 100) {
+        case (_, 11...13): suffix = "th"
+        case (1, _): suffix = "st"
+        case (2, _): suffix = "nd"
+        case (3, _): suffix = "rd"
+        default: suffix = "th"
+        }
+        return "\(n)\(suffix)"
     }
 }
 

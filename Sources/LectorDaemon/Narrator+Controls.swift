@@ -25,9 +25,10 @@ extension Narrator {
         jump(toChapter: state.chapter, offset: clock.offset(atTime: time), time: time, announceSeek: true)
     }
 
-    /// Absolute seek within the current chapter; ignored for another track id or out of range (the spec).
+    /// Absolute seek within the current chapter; ignored for another track id or out of range (the
+    /// spec). The range is the announced length (what the client saw) or the refined one.
     func setPosition(_ microseconds: Int64, track: String) {
-        guard book != nil, track == trackID, microseconds >= 0, microseconds <= clock.length else { return }
+        guard book != nil, track == trackID, microseconds >= 0, microseconds <= max(clock.length, announcedLength) else { return }
         jump(toChapter: state.chapter, offset: clock.offset(atTime: microseconds), time: microseconds, announceSeek: true)
     }
 
@@ -36,9 +37,10 @@ extension Narrator {
         update { $0.volume = volume }
     }
 
-    /// A chapter's length in normal-rate microseconds: the live estimate for the current one,
-    /// the book's learned speed for the others.
+    /// A chapter's length in normal-rate microseconds: the announced one for the current chapter
+    /// (stable while it plays), the book's learned speed for the others.
     func length(ofChapter chapter: Int) -> Int64 {
+        if chapter == state.chapter, announcedLength > 0 { return announcedLength }
         if chapter == state.chapter, clock.scalarCount > 0 { return clock.length }
         guard let text = book?.chapterTexts[chapter] else { return 0 }
         return ChapterClock(scalarCount: text.unicodeScalars.count, scalarsPerSecond: clock.scalarsPerSecond).length

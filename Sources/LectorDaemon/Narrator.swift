@@ -44,6 +44,9 @@ final class Narrator {
     var onSeeked: ((Int64) -> Void)?
     var onSpeakingRange: ((String, Int, Int) -> Void)?
     var onBookmark: (() -> Void)?
+    /// Sound is wanted and there is no stream (Stop let it go, or none was opened yet): the
+    /// service opens one, and `feed()` starts once it is ready.
+    var onNeedsStream: (() -> Void)?
 
     private(set) var book: OpenBook?
     private(set) var state = PlayerState()
@@ -61,8 +64,10 @@ final class Narrator {
             guard oldValue !== stream else { return }
             schedule = .init()
             upcoming = []
+            chapterEndScheduled = false
             // The new stream counts frames from its own start: begin a run at the last word heard.
             nextOffset = heardOffset
+            heardFrame = nil
             clock.startRun(atOffset: heardOffset, time: carriedPosition)
             runBaseFrame = stream?.endFrame ?? 0
         }
@@ -79,12 +84,20 @@ final class Narrator {
     private var runBaseFrame: Int64 = 0
     /// The last word heard: what a bookmark records.
     private(set) var heardOffset = 0
+    /// The stream frame at which that word began (nil when it was not heard on this stream run).
+    private var heardFrame: Int64?
     private var chapterEndScheduled = false
     /// Speaking speed learned from this book, carried from chapter to chapter.
     private var learnedSpeed = 15.0
     private var learning = (scalars: 0, seconds: 0.0)
-    /// The chapter length clients were last told (Metadata's mpris:length).
-    private var announcedLength: Int64 = 0
+    /// The chapter length clients were told (Metadata's mpris:length): estimated once per
+    /// chapter and kept while it plays, seeks included; the speed learned meanwhile refines the
+    /// clock quietly and surfaces at the next chapter, or at a rate change (`setRate`). Shells
+    /// redraw on every Metadata change and show this length: it must not drift under the
+    /// listener's eyes (22:21 became 19:56 within 50 s when every 5% of learning was announced).
+    private(set) var announcedLength: Int64 = 0
+    /// At a rate change the length is estimated again if the learned one differs by more than this.
+    static let lengthRefinement = 0.02
     /// A jump waiting for its chapter's text.
     private var pendingJump: (chapter: Int, offset: Int, time: Int64?)?
     private var heardTimer: EventSource?
@@ -92,7 +105,7 @@ final class Narrator {
     private var carriedPosition: Int64 = 0
     /// Which book and chapter `segmenter` holds.
     private var segmenterKey = ""
-    /// Set by Stop and by the end of the book: Play then starts the chapter (or book) over.
+    /// Set by the end of the book: Play then starts the book over.
     private var restartOnPlay = false
     /// While set, state changes are collected and announced once (see `batch`).
     private var batchStart: PlayerState?
@@ -108,9 +121,13 @@ final class Narrator {
     func settleHeard() {
         guard let stream else { return }
         for event in schedule.due(heard: stream.currentHeardFrame()) {
-            if case .word(let word) = event { heardOffset = word.offset }
+            if case .word(let word) = event { hear(word) }
         }
     }
+
+    /// A stream is wanted while a book plays or is paused (a pause keeps its buffered audio);
+    /// a stopped narrator holds none, so nothing of it stays on the sound server.
+    var wantsStream: Bool { book != nil && state.status != .stopped }
 
     /// Teardown: nothing more is synthesized or played; the stream is let go (its sound server
     /// frees it). The bookmark must have been taken before.
@@ -169,9 +186,10 @@ final class Narrator {
             }
             jump(toChapter: chapter, offset: offset, announceSeek: offset > 0)
         }
-        if play, !isHeld {
-            stream?.resume()
-            feed()
+        if !play {
+            stream = nil
+        } else if !isHeld {
+            startSound()
         }
     }
 
@@ -203,6 +221,7 @@ final class Narrator {
         guard let text = book.chapterTexts[chapter] else {
             pendingJump = (chapter, offset, time)
             heardOffset = offset
+            heardFrame = nil
             nextOffset = offset
             clock = ChapterClock(scalarCount: 0, scalarsPerSecond: learnedSpeed)
             announcedLength = 0
@@ -216,19 +235,20 @@ final class Narrator {
             segmenterKey = key
         }
         clock = ChapterClock(scalarCount: segmenter.count, scalarsPerSecond: learnedSpeed)
-        // Metadata carries the length: announce it for a new chapter, a first estimate, or a 5% move.
-        let lengthMoved = announcedLength == 0
-            || abs(Double(clock.length - announcedLength)) / Double(announcedLength) > 0.05
-        if changedChapter || lengthMoved { announcedLength = clock.length }
+        // Metadata carries the length: announced for a new chapter (or its first estimate, once
+        // its text is here), never for a seek within it.
+        let newLength = changedChapter || announcedLength == 0
+        if newLength { announcedLength = clock.length }
         let start = segmenter.wordStart(atOrBefore: offset)
         clock.startRun(atOffset: start, time: time.map { min($0, clock.length) })
         nextOffset = start
         heardOffset = start
+        heardFrame = nil
         runBaseFrame = stream?.endFrame ?? 0
         chapterEndScheduled = false
         update {
             $0.chapter = chapter
-            if changedChapter || lengthMoved { $0.metadataRevision += 1 }
+            if newLength { $0.metadataRevision += 1 }
             $0.pastRestartThreshold = Double(clock.runStartTime) / 1e6 > PlayerState.restartThresholdSeconds
         }
         if announceSeek { onSeeked?(clock.runStartTime) }
@@ -237,21 +257,30 @@ final class Narrator {
 
     // MARK: - transport
 
+    /// Plays from where narration is: the paused sample, the word Stop or a restart left it
+    /// at (see `stop()`), or, after the book's end, the book's start.
     func play() {
         guard book != nil else { return }
         if restartOnPlay {
-            // After Stop the chapter starts over (the spec); after the book's end, the book.
             restartOnPlay = false
-            let finished = heardOffset >= segmenter.count && state.chapterAfterEnd == nil
-            let chapter = finished ? 0 : state.chapter
-            update { $0.status = .playing }
-            return jump(toChapter: chapter, offset: 0, announceSeek: chapter == state.chapter)
+            batch {
+                update { $0.status = .playing }
+                jump(toChapter: 0, offset: 0, announceSeek: state.chapter == 0)
+            }
+            if !isHeld { startSound() }
+            return
         }
         update { $0.status = .playing }
         guard !isHeld else { return }   // release() starts it when the announcements are over
-        stream?.resume()
-        feed()
+        startSound()
         rescheduleHeard()
+    }
+
+    /// Sound is wanted: resume the stream, or ask for one if Stop let it go (`feed()` then
+    /// starts when the new stream is ready).
+    private func startSound() {
+        if let stream { stream.resume() } else { onNeedsStream?() }
+        feed()
     }
 
     /// Announcements take the speaker: stop at once and get ready to go on from the start of
@@ -278,8 +307,7 @@ final class Narrator {
         onHoldChange?()
         guard state.status == .playing else { return }
         onSeeked?(clock.runStartTime)
-        stream?.resume()
-        feed()
+        startSound()
         rescheduleHeard()
     }
 
@@ -292,14 +320,35 @@ final class Narrator {
         onBookmark?()
     }
 
-    /// MPRIS Stop: silence, Position 0, and Play starts the chapter over. The bookmark keeps
-    /// the word that was heard, so re-opening the book later resumes there.
+    /// MPRIS Stop: silence at once, the bookmark written at the word being heard, and the stream
+    /// let go (its sound server frees it). Position stays at that word and Play resumes there,
+    /// exactly as after a restart of the daemon. The MPRIS spec says Play after Stop "should"
+    /// start the track over; an audiobook listener who presses Stop expects to keep the place
+    /// (2:10 into a chapter must not become 0:01), so Lector deviates on purpose (README,
+    /// dbus/io.github.lector.Narrator1.xml).
+    ///
+    /// ```swift
+    /// narrator.stop()   // Stopped at "river", 2:10; bookmark (3, 1834) on disk shortly
+    /// narrator.play()   // Playing from "river", 2:10
+    /// ```
     func stop() {
         guard state.status != .stopped else { return }
+        settleHeard()
+        let time = heardTime
+        batch {
+            update { $0.status = .stopped }   // first: discarding audio then leaves the stream corked
+            jump(toChapter: state.chapter, offset: heardOffset, time: time, announceSeek: false)
+        }
         onBookmark?()
-        update { $0.status = .stopped }   // first: discarding audio then leaves the stream corked
-        discardAudio()
-        restartOnPlay = true
+        stream = nil
+    }
+
+    /// Position at the start of the word last heard, on the stream clock (nil if none was heard
+    /// in this run): so that stopping there does not move Position by the estimate's error.
+    private var heardTime: Int64? {
+        guard let heardFrame, let stream else { return nil }
+        let seconds = Double(max(0, heardFrame - runBaseFrame)) / Double(stream.sampleRate)
+        return clock.position(audioSeconds: seconds, rate: state.rate)
     }
 
     /// Rate change at the next word not yet sent to the server: no gap, no repeat.
@@ -315,7 +364,14 @@ final class Narrator {
             runBaseFrame = stream?.endFrame ?? 0
         }
         learning = (0, 0)   // speeds measured at the old rate do not count at the new one
-        update { $0.rate = rate }
+        // Clients redraw for the new Rate anyway: the moment to show a meaningfully refined length.
+        let refined = announcedLength > 0 && clock.scalarCount > 0
+            && abs(Double(clock.length - announcedLength)) / Double(announcedLength) > Self.lengthRefinement
+        if refined { announcedLength = clock.length }
+        update {
+            $0.rate = rate
+            if refined { $0.metadataRevision += 1 }
+        }
         feed()
     }
 
@@ -392,12 +448,8 @@ final class Narrator {
         clock.learn(scalars: learning.scalars, audioSeconds: learning.seconds, rate: state.rate)
         learnedSpeed = clock.scalarsPerSecond
         learning = (0, 0)
-        // Metadata carries the length: refresh it only when the estimate moved by more than 5%
-        // (segment-to-segment noise is a few percent; each change is a PropertiesChanged).
-        if announcedLength > 0, abs(Double(clock.length - announcedLength)) / Double(announcedLength) > 0.05 {
-            announcedLength = clock.length
-            update { $0.metadataRevision += 1 }
-        }
+        // Quietly: Position and seeks use the refined speed now, mpris:length at the next
+        // chapter or rate change (see `announcedLength`).
     }
 
     /// Stops synthesis and drops queued audio from the first word the server does not have yet,
@@ -445,8 +497,10 @@ final class Narrator {
         update { $0.status = .stopped }   // first: discarding audio then leaves the stream corked
         discardAudio()
         heardOffset = segmenter.count
+        heardFrame = nil
         restartOnPlay = true
         onBookmark?()
+        stream = nil
     }
 
     // MARK: - hearing
@@ -468,17 +522,23 @@ final class Narrator {
         }
     }
 
+    private func hear(_ word: Word) {
+        upcoming.removeAll { $0.frame <= word.frame }
+        heardOffset = word.offset
+        heardFrame = word.frame
+    }
+
     private func announce(_ event: Event) {
         switch event {
         case .word(let word):
-            upcoming.removeAll { $0.frame <= word.frame }
-            heardOffset = word.offset
+            hear(word)
             onSpeakingRange?(trackID, word.offset, word.length)
             if !state.pastRestartThreshold, Double(position) / 1e6 > PlayerState.restartThresholdSeconds {
                 update { $0.pastRestartThreshold = true }
             }
         case .chapterEnd:
             heardOffset = segmenter.count
+            heardFrame = nil
             if let next = state.chapterAfterEnd {
                 jump(toChapter: next, offset: 0, announceSeek: next == state.chapter)
                 onBookmark?()

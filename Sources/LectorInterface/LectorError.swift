@@ -27,6 +27,9 @@ public struct LectorError: Error, Equatable, Sendable, CustomStringConvertible {
         case superseded = "Superseded"
         /// The chapter's text is still being read from the book (`GetChapterText` right after `Open`).
         case chapterNotReady = "ChapterNotReady"
+        /// A file Lector does not read, recognized by its content (a PDF): the message says how
+        /// to convert it.
+        case unsupportedFormat = "UnsupportedFormat"
     }
 
     public static let namePrefix = "io.github.lector.Error."

@@ -3,8 +3,8 @@ import LectorCore
 
 /// Bookmarks under `$XDG_STATE_HOME/lector/bookmarks/`, one JSON file per book.
 ///
-/// Each save writes a temp file, fsyncs it, renames it over the old one and fsyncs the folder:
-/// a `kill -9` or power cut leaves the old bookmark or the new one, never half of one. A file
+/// Each save is an `AtomicFile` write (temp file, fsync, rename, fsync of the folder): a
+/// `kill -9` or power cut leaves the old bookmark or the new one, never half of one. A file
 /// that does not decode is renamed `*.corrupt-<time>` and reported, never fatal.
 ///
 /// ```swift
@@ -49,41 +49,22 @@ public struct BookmarkStore: Sendable {
             }
             return .found(bookmark)
         } catch {
-            let aside = url.path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
-            try? FileManager.default.moveItem(atPath: url.path, toPath: aside)
-            return .corrupt(setAsideAt: aside, reason: "\(error)")
+            return .corrupt(setAsideAt: AtomicFile.setAside(url), reason: "\(error)")
         }
     }
 
     public func save(_ bookmark: Bookmark) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let url = fileURL(bookIdentity: bookmark.bookIdentity)
-        let data = try Self.encoder.encode(bookmark)
-        let temp = url.path + ".tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd)
-        close(fd)
-        guard written == data.count, synced == 0, rename(temp, url.path) == 0 else {
-            unlink(temp)
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
-        let folder = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
+        try AtomicFile.write(try Self.encoder.encode(bookmark), to: fileURL(bookIdentity: bookmark.bookIdentity))
     }
 
-    private static let encoder: JSONEncoder = {
+    static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         return encoder
     }()
 
-    private static let decoder: JSONDecoder = {
+    static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder

@@ -2,12 +2,27 @@ import ArgumentParser
 import Foundation
 import LectorBus
 import LectorInterface
+import LectorLoop
 
 /// The CLI's side of the bus: call `Speak`, wait for `SpeechFinished`, start the daemon if needed.
+///
+/// Commands that change something start the daemon (`start: true`, the default); read-only ones
+/// (`status`, `queue`) pass `start: false` and get `NotRunning` instead of a daemon started just
+/// to say that nothing plays.
+///
+/// ```swift
+/// let client = try DaemonClient()
+/// let reply = try client.callDaemon(path: BusNames.objectPath, interface: BusNames.interface, member: "GetQueue", start: false)
+/// ```
 final class DaemonClient {
     let bus: Bus
     private var finished: [UInt64: String] = [:]
     private var daemonGone = false
+
+    /// The daemon is not running and was not to be started for this question.
+    struct NotRunning: Error, CustomStringConvertible {
+        var description: String { "Lector is not running" }
+    }
 
     init() throws {
         do {
@@ -32,83 +47,107 @@ final class DaemonClient {
     }
 
     func speak(_ text: String, options: (MessageWriter) throws -> Void) throws -> UInt64 {
-        do {
-            return try callSpeak(text, options)
-        } catch let error as BusCallError where error.name == "org.freedesktop.DBus.Error.ServiceUnknown" {
-            // No activation file installed: start the daemon ourselves, then try once more.
-            try startDaemon()
-            return try callSpeak(text, options)
-        }
+        try callDaemon(path: BusNames.objectPath, interface: BusNames.interface, member: "Speak") { writer in
+            try writer.append(text)
+            try options(writer)
+        }.readUInt64()
     }
 
-    private func callSpeak(_ text: String, _ options: (MessageWriter) throws -> Void) throws -> UInt64 {
-        do {
-            let reply = try bus.call(destination: BusNames.service, path: BusNames.objectPath,
-                                     interface: BusNames.interface, member: "Speak") { writer in
-                try writer.append(text)
-                try options(writer)
-            }
-            return try reply.readUInt64()
-        } catch let error as BusCallError where error.name.hasPrefix("io.github.lector.Error.") {
-            throw CLIError(error.message + " (\(error.name))")
-        }
-    }
-
-    /// `org.freedesktop.DBus.Properties.Get` on the running daemon (starting it if needed).
-    func property(_ path: String, _ interface: String, _ name: String) throws -> MessageReader {
-        try bus.call(destination: BusNames.service, path: path, interface: "org.freedesktop.DBus.Properties",
-                     member: "Get") {
+    /// `org.freedesktop.DBus.Properties.Get` on the daemon (started if needed, unless `start` is false).
+    func property(_ path: String, _ interface: String, _ name: String, start: Bool = true) throws -> MessageReader {
+        try callDaemon(path: path, interface: "org.freedesktop.DBus.Properties", member: "Get", start: start) {
             try $0.append(interface)
             try $0.append(name)
         }
     }
 
-    /// Any method of the daemon; lector's own errors become plain messages, ServiceUnknown starts it.
-    func callDaemon(path: String, interface: String, member: String,
+    /// Any method of the daemon; lector's own errors become plain messages. A daemon that is not
+    /// running is started (by D-Bus activation, or by `startDaemon` without an activation file),
+    /// unless `start` is false: then it is `NotRunning`.
+    func callDaemon(path: String, interface: String, member: String, start: Bool = true,
                     _ build: (MessageWriter) throws -> Void = { _ in }) throws -> MessageReader {
         func attempt() throws -> MessageReader {
             do {
-                return try bus.call(destination: BusNames.service, path: path, interface: interface, member: member, build)
-            } catch let error as BusCallError where error.name.hasPrefix("io.github.lector.Error.") {
+                return try bus.call(destination: BusNames.service, path: path, interface: interface, member: member,
+                                    autoStart: start, build)
+            } catch let error as BusCallError where error.name.hasPrefix(LectorError.namePrefix) {
                 throw CLIError(error.message + " (\(error.name))")
             }
         }
         do {
             return try attempt()
-        } catch let error as BusCallError where error.name == "org.freedesktop.DBus.Error.ServiceUnknown" {
+        } catch let error as BusCallError where Self.notRunningErrors.contains(error.name) {
+            guard start else { throw NotRunning() }
             try startDaemon()
             return try attempt()
         }
     }
 
-    func waitForFinish(of id: UInt64) throws -> String {
+    /// What the bus answers for a name nobody owns: ServiceUnknown (nothing can start it), or
+    /// NameHasNoOwner (a call that asked not to start it).
+    static let notRunningErrors: Set<String> = ["org.freedesktop.DBus.Error.ServiceUnknown",
+                                                "org.freedesktop.DBus.Error.NameHasNoOwner"]
+
+    /// Whether a daemon owns Lector's name now (asking starts nothing).
+    func daemonIsRunning() throws -> Bool {
+        try bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                     interface: "org.freedesktop.DBus", member: "NameHasOwner") {
+            try $0.append(BusNames.service)
+        }.readBool()
+    }
+
+    /// Waits for speech `id` to finish and returns its reason. Ctrl-C (or SIGTERM, SIGHUP) while
+    /// waiting cancels that speech first, then exits with 128 + the signal, as shells expect:
+    /// the speech belongs to this command and must not talk on after it.
+    func waitForFinish(of id: UInt64, interrupts: InterruptSignals) throws -> String {
         while true {
             if let reason = finished[id] { return reason }
+            if let signal = interrupts.received {
+                interrupts.restoreDefaults()   // a second Ctrl-C ends the command at once
+                cancelAfterInterrupt(id)
+                throw ExitCode(128 + signal)
+            }
             if daemonGone { throw CLIError("the Lector daemon exited before speech \(id) finished") }
-            try bus.processOrWait(timeoutMicroseconds: 1_000_000)
+            do {
+                // Short: a signal landing just before the wait starts is seen within 250 ms.
+                try bus.processOrWait(timeoutMicroseconds: 250_000)
+            } catch let error as SystemError where error.errno == EINTR {
+                continue   // a signal: seen at the top of the loop
+            }
         }
     }
 
+    /// Cancels `id` and waits (briefly) for the daemon to say it ended, so the speech is silent
+    /// before the command returns to the shell.
+    private func cancelAfterInterrupt(_ id: UInt64) {
+        do {
+            _ = try bus.call(destination: BusNames.service, path: BusNames.objectPath, interface: BusNames.interface,
+                             member: "Cancel", timeoutMicroseconds: 3_000_000, autoStart: false) { try $0.append(id) }
+        } catch {
+            // Already finished (NoSuchSpeech) or the daemon went away: nothing speaks on either way.
+            return
+        }
+        let deadline = Date(timeIntervalSinceNow: 2)
+        while finished[id] == nil, !daemonGone, Date() < deadline {
+            try? bus.processOrWait(timeoutMicroseconds: 100_000)
+        }
+        FileHandle.standardError.write(Data("lector: speech \(id) cancelled\n".utf8))
+    }
+
+    /// No activation file: starts `lector serve` detached (`DaemonLauncher`), and waits until it
+    /// owns its name.
     private func startDaemon() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        if !FileManager.default.isExecutableFile(atPath: process.executableURL!.path) {
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        }
-        process.arguments = ["serve"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        for _ in 0..<100 {
-            let reply = try? bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                      interface: "org.freedesktop.DBus", member: "NameHasOwner") {
-                try $0.append(BusNames.service)
+        let launched = try DaemonLauncher.launch()
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while Date() < deadline {
+            if (try? daemonIsRunning()) == true { return }
+            if let status = launched.exitStatus() {
+                throw CLIError("lector serve exited with status \(status)" + (launched.log.map { "; its log: \($0)" } ?? ""))
             }
-            if let reply, (try? reply.readBool()) == true { return }
-            if !process.isRunning { throw CLIError("lector serve exited with status \(process.terminationStatus)") }
-            usleep(50_000)
+            usleep(20_000)
         }
-        throw CLIError("the Lector daemon did not appear on the bus within 5 seconds")
+        throw CLIError("the Lector daemon did not appear on the bus within 5 seconds"
+                       + (launched.log.map { "; its log: \($0)" } ?? ""))
     }
 }
 

@@ -9,9 +9,14 @@ struct Lector: ParsableCommand {
         discussion: """
             Examples:
               lector serve                         run the daemon on the session bus
-              lector say "Payment received"        speak through the running daemon
-              echo "Build done" | lector say --wait -
+              lector say Payment received          speak through the running daemon
+              echo "Build done" | lector say -w -
+              lector read book.epub                read a book aloud (media keys control it)
+            Exit status: 0 success, 1 a failure (the message says what), 64 a command line that
+            is wrong in itself (an unknown option, --rate fast or --rate 3), 128+N after signal N
+            (Ctrl-C during say --wait cancels the speech and exits 130).
             """,
+        version: "lector \(BusNames.version)",
         subcommands: [Serve.self, Say.self, Cancel.self, Queue.self, Notifications.self, Read.self, Status.self,
                       Doctor.self, View.self])
 }

@@ -8,12 +8,19 @@ struct Queue: ParsableCommand {
         abstract: "List the announcement being spoken and the waiting ones.",
         discussion: """
             One line each: id, priority, state (speaking or waiting) and the start of the text.
+            It never starts the daemon: without one, nothing is spoken or waiting.
             Example: lector queue
             """)
 
     func run() throws {
-        let reply = try DaemonClient().callDaemon(path: BusNames.objectPath, interface: BusNames.interface,
-                                                  member: "GetQueue")
+        let reply: MessageReader
+        do {
+            reply = try DaemonClient().callDaemon(path: BusNames.objectPath, interface: BusNames.interface,
+                                                  member: "GetQueue", start: false)
+        } catch is DaemonClient.NotRunning {
+            print("nothing is being spoken or waiting (Lector is not running)")
+            return
+        }
         let entries = try reply.readStructArray("tsss") {
             (id: try reply.readUInt64(), priority: try reply.readString(), state: try reply.readString(),
              text: try reply.readString())

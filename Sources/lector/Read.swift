@@ -9,32 +9,46 @@ struct Read: ParsableCommand {
         abstract: "Read a book (EPUB or plain text) aloud, resuming where you stopped.",
         discussion: """
             The book then shows in media controls (MPRIS: org.mpris.MediaPlayer2.lector), so media
-            keys, playerctl and the lock screen control it.
+            keys, playerctl and the lock screen control it. Without a file, the book read last
+            is resumed at its bookmark (also after a restart).
             Examples:
               lector read ~/Books/moby-dick.epub
+              lector read                          the book read last, where you stopped
               lector read notes.txt --chapter 3
               lector read novel.epub --from-start
             """)
 
-    @Argument(help: "The book: an .epub or a text file.") var file: String
-    @Option(help: "Start at this chapter (1 is the first).") var chapter: Int?
+    @Argument(help: "The book: an .epub or a text file. Without it, the book read last.") var file: String?
+    @Option(name: [.short, .long], help: "Start at this chapter (1 is the first).") var chapter: Int?
     @Flag(help: "Start from the beginning, ignoring the bookmark.") var fromStart = false
 
-    func run() throws {
+    func validate() throws {
         if let chapter, chapter < 1 || chapter > Int(UInt32.max) {
             throw ValidationError("--chapter counts from 1 (and no book has \(chapter) chapters)")
         }
-        let url = URL(fileURLWithPath: file).standardizedFileURL
-        let client = try DaemonClient()
-        _ = try client.callDaemon(path: BusNames.objectPath, interface: "io.github.lector.Narrator1", member: "Open") { writer in
-            try writer.append(url.absoluteString)
-            try writer.container("a", "{sv}") {
-                if let chapter { try writer.entry("chapter", "u") { try $0.append(UInt32(chapter - 1)) } }
-                if fromStart { try writer.entry("from-start", "b") { try $0.append(true) } }
-            }
+        if file == nil, chapter != nil || fromStart {
+            throw ValidationError("--chapter and --from-start need the book's FILE (without one, the book read last resumes where it was)")
         }
-        let metadata = try client.property("/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player", "Metadata")
-            .readDisplayDictionary()
-        print("Reading \(metadata["xesam:album"] ?? url.lastPathComponent), chapter \(metadata["xesam:trackNumber"] ?? "?"): \(metadata["xesam:title"] ?? "")")
+    }
+
+    func run() throws {
+        let client = try DaemonClient()
+        let name: String
+        if let file {
+            let url = URL(fileURLWithPath: file).standardizedFileURL
+            name = url.lastPathComponent
+            _ = try client.callDaemon(path: BusNames.objectPath, interface: MPRISNames.narrator, member: "Open") { writer in
+                try writer.append(url.absoluteString)
+                try writer.container("a", "{sv}") {
+                    if let chapter { try writer.entry("chapter", "u") { try $0.append(UInt32(chapter - 1)) } }
+                    if fromStart { try writer.entry("from-start", "b") { try $0.append(true) } }
+                }
+            }
+        } else {
+            name = "the book read last"
+            _ = try client.callDaemon(path: BusNames.objectPath, interface: MPRISNames.narrator, member: "Resume")
+        }
+        let metadata = try client.property(MPRISNames.path, MPRISNames.player, "Metadata").readDisplayDictionary()
+        print("Reading \(metadata["xesam:album"] ?? name), chapter \(metadata["xesam:trackNumber"] ?? "?"): \(metadata["xesam:title"] ?? "")")
     }
 }

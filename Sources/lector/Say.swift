@@ -11,27 +11,54 @@ struct Say: ParsableCommand {
         discussion: """
             The daemon is started by D-Bus activation if none runs (or, without an installed
             activation file, by this command itself).
+            The words are joined with spaces, as spd-say and espeak-ng do, so quotes are optional.
             Examples:
-              lector say "Payment received: 35.20"
-              lector say --language zh-CN "你好"
-              dmesg | tail -1 | lector say --wait --rate 1.5 -
+              lector say Payment received: 35.20
+              lector say -l zh-CN 你好
+              dmesg | tail -1 | lector say -w -r 1.5 -
+            Ctrl-C while `--wait` waits cancels that speech.
             """)
 
-    @Flag(help: "Return when the speech has been heard; exit non-zero unless it finished as done.")
+    @Flag(name: [.short, .long], help: "Return when the speech has been heard; exit non-zero unless it finished as done.")
     var wait = false
-    @Option(help: "BCP 47 language, e.g. en-GB or zh-CN.") var language: String?
-    @Option(help: "espeak-ng voice name (see the Voices property).") var voice: String?
-    @Option(help: "Speech rate, 1.0 is normal (0.5...2.5).") var rate: Double?
+    @Option(name: [.short, .long], help: "BCP 47 language, e.g. en-GB or zh-CN.") var language: String?
+    @Option(name: [.short, .long], help: "espeak-ng voice name (see the Voices property).") var voice: String?
+    @Option(name: [.short, .long], help: "Speech rate, 1.0 is normal (0.5...2.5).") var rate: Double?
     @Option(help: "Pitch, 1.0 is normal (0...2).") var pitch: Double?
     @Option(help: "Volume (0...1).") var volume: Double?
-    @Option(help: "important, message, text, notification or progress.") var priority: String?
+    @Option(name: [.short, .long], help: "important, message, text, notification or progress.") var priority: String?
     @Flag(help: "Raise the output to the configured volume floor while speaking if it is quieter; a muted output stays muted unless --priority important.")
     var ensureAudible = false
     @Option(help: "How numbers are read: number (\"1234\" as a number), digits (\"1 2 3 4\") or currency (\"35.20 EUR\" as money).")
     var digits: String?
     @Flag(help: "Print the speech's id (for `lector cancel ID`).") var printID = false
     @Flag(help: "The text is SSML (espeak-ng's subset); invalid SSML is refused.") var ssml = false
-    @Argument(help: "The text, or - to read it from standard input.") var text: String
+    @Argument(help: "The text (its words are joined with spaces), or - to read it from standard input.")
+    var words: [String] = []
+
+    /// The text as given: its words joined, or "-" for standard input.
+    private var text: String { words.joined(separator: " ") }
+
+    /// Everything the command line alone can tell is wrong is a usage error (exit 64), before the
+    /// daemon is asked: `--rate 3` as much as `--rate fast`.
+    func validate() throws {
+        if words.isEmpty { throw ValidationError("give the text to speak (lector say Hello world), or - to read it from standard input") }
+        try Self.check("--rate", rate, in: SpeechRequest.rateRange)
+        try Self.check("--pitch", pitch, in: SpeechRequest.pitchRange)
+        try Self.check("--volume", volume, in: SpeechRequest.volumeRange)
+        try Self.check("--priority", priority, among: SpeechPriority.allCases.map(\.rawValue))
+        try Self.check("--digits", digits, among: NumberMode.allCases.map(\.rawValue))
+    }
+
+    static func check(_ flag: String, _ value: Double?, in range: ClosedRange<Double>) throws {
+        guard let value, !range.contains(value) else { return }
+        throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound), not \(value)")
+    }
+
+    static func check(_ flag: String, _ value: String?, among choices: [String]) throws {
+        guard let value, !choices.contains(value) else { return }
+        throw ValidationError("\(flag) must be one of \(choices.joined(separator: ", ")), not \"\(value)\"")
+    }
 
     func run() throws {
         let spoken: String
@@ -54,6 +81,8 @@ struct Say: ParsableCommand {
                           "ensure-audible": "b", "digits": "s", "ssml": "b"]
 
         let client = try DaemonClient()
+        // Before Speak: a Ctrl-C while it is being sent still cancels the speech it starts.
+        let interrupts = wait ? InterruptSignals() : nil
         if wait { try client.watchFinishes() }
         let id = try client.speak(spoken) { writer in
             try writer.container("a", "{sv}") {
@@ -66,8 +95,8 @@ struct Say: ParsableCommand {
             }
         }
         if printID { print(id) }
-        guard wait else { return }
-        let reason = try client.waitForFinish(of: id)
+        guard let interrupts else { return }
+        let reason = try client.waitForFinish(of: id, interrupts: interrupts)
         guard reason == "done" else {
             FileHandle.standardError.write(Data("lector: speech \(id) ended: \(reason)\n".utf8))
             throw ExitCode(1)

@@ -9,28 +9,36 @@ struct Status: ParsableCommand {
         abstract: "Show the book, chapter and position being read.",
         discussion: """
             With --follow: a live progress bar on a terminal, one line per change otherwise.
+            It never starts the daemon: without one it says that Lector is not running.
             Example: lector status --follow
             """)
 
-    @Flag(help: "Keep watching until interrupted.") var follow = false
+    @Flag(name: [.short, .long], help: "Keep watching until interrupted.") var follow = false
+
+    static let notRunning = "Lector is not running."
 
     func run() throws {
         let client = try DaemonClient()
         var last = ""
         let terminal = isatty(STDOUT_FILENO) != 0
         while true {
-            let snapshot = try Snapshot(client)
+            let snapshot: Snapshot?
+            do {
+                snapshot = try Snapshot(client)
+            } catch is DaemonClient.NotRunning {
+                snapshot = nil
+            }
             if !follow {
-                print(snapshot.lines)
+                print(snapshot?.lines ?? Self.notRunning)
                 return
             }
             if terminal {
-                print("\r\u{1B}[2K" + snapshot.progressLine, terminator: "")
+                print("\r\u{1B}[2K" + (snapshot?.progressLine ?? Self.notRunning), terminator: "")
                 fflush(nil)   // every stream: the line is seen at once, even piped
-            } else if snapshot.identity != last {
-                print(snapshot.plainLine)
+            } else if (snapshot?.identity ?? "") != last || last.isEmpty {
+                print(snapshot?.plainLine ?? Self.notRunning)
                 fflush(nil)   // every stream: the line is seen at once, even piped
-                last = snapshot.identity
+                last = snapshot?.identity ?? "-"
             }
             usleep(terminal ? 250_000 : 500_000)
         }
@@ -42,11 +50,13 @@ struct Status: ParsableCommand {
         var metadata: [String: String]
         var position: Int64
 
+        /// Throws `DaemonClient.NotRunning` rather than starting a daemon to ask.
         init(_ client: DaemonClient) throws {
             let player = "org.mpris.MediaPlayer2.Player"
-            status = try client.property("/org/mpris/MediaPlayer2", player, "PlaybackStatus").readDisplayVariant()
-            metadata = try client.property("/org/mpris/MediaPlayer2", player, "Metadata").readDisplayDictionary()
-            position = Int64(try client.property("/org/mpris/MediaPlayer2", player, "Position").readDisplayVariant()) ?? 0
+            status = try client.property("/org/mpris/MediaPlayer2", player, "PlaybackStatus", start: false).readDisplayVariant()
+            metadata = try client.property("/org/mpris/MediaPlayer2", player, "Metadata", start: false).readDisplayDictionary()
+            position = Int64(try client.property("/org/mpris/MediaPlayer2", player, "Position", start: false)
+                .readDisplayVariant()) ?? 0
         }
 
         var length: Int64 { Int64(metadata["mpris:length"] ?? "") ?? 0 }
@@ -54,9 +64,9 @@ struct Status: ParsableCommand {
 
         var lines: String {
             guard hasBook else { return "No book is open. Start one with: lector read FILE" }
+            let author = metadata["xesam:artist"].map { "\nAuthor:   \($0)" } ?? ""   // left out when there is none
             return """
-                Book:     \(metadata["xesam:album"] ?? "")
-                Author:   \(metadata["xesam:artist"] ?? "")
+                Book:     \(metadata["xesam:album"] ?? "")\(author)
                 Chapter:  \(metadata["xesam:trackNumber"] ?? "?") \(metadata["xesam:title"] ?? "")
                 Position: \(Self.clock(position)) of \(Self.clock(length)) (\(status))
                 """

@@ -142,7 +142,10 @@ final class DuckTests: XCTestCase {
     func testCallsOtherSinksAndOurOwnNarrationAreNotDucked() throws {
         let fixture = try PolicyFixture()
         defer { fixture.shutdown() }
+        // A narration stream exists only while a book plays or is paused: read one (the call pauses it).
+        try fixture.narrate()
         let (_, call) = try startMusic(fixture, name: "call", role: "phone")
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" }, "the call did not pause narration\(fixture.context)")
         let (_, elsewhere) = try startMusic(fixture, name: "elsewhere", sink: "speakers")
         // Important: anything less waits while a call is on.
         let say = try fixture.sayAndWait(Self.sentence, ["--priority", "important"])

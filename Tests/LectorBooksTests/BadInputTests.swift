@@ -1,5 +1,6 @@
 import XCTest
 import LectorBooks
+import LectorTestKit
 
 /// Every kind of file the daemon must refuse, each with its own `BookError` case and a message
 /// that names the file.
@@ -351,5 +352,43 @@ final class BadInputTests: XCTestCase {
         XCTAssertThrowsError(try outline.loadChapter(1)) { error in
             XCTAssertEqual(error as? BookError, .noSuchChapter(file: url, index: 1, count: 1))
         }
+    }
+}
+
+/// A PDF is refused as a PDF, by its content whatever its name, never read as text or bytes.
+final class PDFRefusalTests: XCTestCase {
+    var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws { directory = try TemporaryDirectory() }
+    override func tearDown() { directory.remove() }
+
+    static let minimalPDF = PDFWriter.data(saying: "Hello PDF")
+
+    func testAPDFIsRefusedAsAPDFWhateverItsNameWithHowToConvertIt() throws {
+        for name in ["paper.pdf", "paper.txt", "paper.epub", "paper"] {
+            let url = try directory.file(name, Self.minimalPDF)
+            do {
+                _ = try BookReader.open(url)
+                XCTFail("\(name): a PDF was opened")
+            } catch {
+                XCTAssertEqual(error, .pdf(file: url), name)
+                XCTAssertTrue(error.description.contains(url.path), error.description)
+                XCTAssertTrue(error.description.contains("is a PDF: Lector reads EPUB and plain text"), error.description)
+                XCTAssertTrue(error.description.contains("pdftotext") && error.description.contains("ebook-convert"), error.description)
+            }
+        }
+        // Junk before the header, as PDF readers accept (within the first 1024 bytes).
+        let late = try directory.file("late.bin", Data("garbage line\r\n".utf8) + Self.minimalPDF)
+        XCTAssertThrowsError(try BookReader.open(late)) { XCTAssertEqual($0 as? BookError, .pdf(file: late)) }
+    }
+
+    func testTextThatMentionsThePDFHeaderIsStillText() throws {
+        let url = try directory.file("notes.txt", "Chapter 1\n\nA PDF file starts with the bytes %PDF- and a version.\n")
+        let outline = try BookReader.open(url)
+        XCTAssertEqual(outline.format, .plainText)
+        XCTAssertFalse(BookReader.isPDF(Array("see %PDF-1.4 here".utf8)))
+        XCTAssertTrue(BookReader.isPDF(Array("%PDF-1.7".utf8)))
+        XCTAssertTrue(BookReader.isPDF(Array("\n%PDF-1.7".utf8)))
+        XCTAssertFalse(BookReader.isPDF(Array("%PDF".utf8)))
     }
 }

@@ -645,16 +645,20 @@ final class AnnouncementPriorityTests: XCTestCase {
         XCTAssertEqual(empty.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "nothing is being spoken or waiting", "\(empty)")
         XCTAssertEqual(lifecycle(), ["start A", "end B cancelled", "end A cancelled"], lector.context)
 
-        // Bad values are refused by the daemon with its error name; nothing is heard.
+        // Bad values are refused: names the CLI knows as usage errors (64) before anything is
+        // sent, the rest by the daemon with its error name (1); nothing is heard.
         let since = Date()
         let roman = try lector.session.run(cli, ["say", "--digits", "roman", "12"], timeout: 20)
-        XCTAssertNotEqual(roman.status, 0, "\(roman)")
-        XCTAssertTrue(roman.stderr.contains("InvalidArgument"), "\(roman)")
+        XCTAssertEqual(roman.status, 64, "\(roman)")
+        XCTAssertTrue(roman.stderr.contains("--digits must be one of number, digits, currency"), "\(roman)")
         let badSSML = try lector.session.run(cli, ["say", "--ssml", "<speak>Hello <b>world</b></speak>"], timeout: 20)
-        XCTAssertNotEqual(badSSML.status, 0, "\(badSSML)")
+        XCTAssertEqual(badSSML.status, 1, "\(badSSML)")
         XCTAssertTrue(badSSML.stderr.contains("SSML"), "\(badSSML)")
         let badPriority = try lector.session.run(cli, ["say", "--priority", "urgent", "hi"], timeout: 20)
-        XCTAssertNotEqual(badPriority.status, 0, "\(badPriority)")
+        XCTAssertEqual(badPriority.status, 64, "\(badPriority)")
+        XCTAssertTrue(badPriority.stderr.contains("--priority must be one of important"), "\(badPriority)")
+        let romanOnTheBus = try lector.call("Speak", ["'12'", "{'digits': <'roman'>}"])
+        lector.assertError(romanOnTheBus, "InvalidArgument", "digits roman over the bus")
         XCTAssertNil(lector.recording.firstSound(after: since), "a refused speech was heard")
 
         // --wait with a priority: the notification is spoken when alone, and say waits for it.

@@ -32,6 +32,36 @@ final class IntrospectionTests: XCTestCase {
         }
     }
 
+    /// The MPRIS Player interface as served: the spec's members, less the optional Shuffle (a
+    /// writable Shuffle that refused every write made KDE show a shuffle button that did nothing).
+    func testMPRISPlayerServesTheSpecsMembersWithoutShuffle() throws {
+        let lector = try LectorFixture()
+        defer { lector.shutdown() }
+        let result = try lector.session.run("gdbus", ["call", "--session", "--dest", "org.mpris.MediaPlayer2.lector",
+                                                      "--object-path", "/org/mpris/MediaPlayer2", "--method",
+                                                      "org.freedesktop.DBus.Introspectable.Introspect"], timeout: 10)
+        XCTAssertTrue(result.succeeded, "\(result)")
+        let xml = try XCTUnwrap(Self.gvariantString(result.stdout), "cannot read \(result.stdout)")
+        let live = try Self.members(ofInterface: "org.mpris.MediaPlayer2.Player", in: xml).filter { !$0.contains(" annotation ") }
+        let expected: Set<String> = [
+            "method Next", "method Previous", "method Pause", "method PlayPause", "method Stop", "method Play",
+            "method Seek", "method Seek arg 0: in x Offset",
+            "method SetPosition", "method SetPosition arg 0: in o TrackId", "method SetPosition arg 1: in x Position",
+            "method OpenUri", "method OpenUri arg 0: in s Uri",
+            "signal Seeked", "signal Seeked arg 0: out x Position",
+            "property PlaybackStatus: s read", "property LoopStatus: s readwrite", "property Rate: d readwrite",
+            "property Metadata: a{sv} read", "property Volume: d readwrite", "property Position: x read",
+            "property MinimumRate: d read", "property MaximumRate: d read", "property CanGoNext: b read",
+            "property CanGoPrevious: b read", "property CanPlay: b read", "property CanPause: b read",
+            "property CanSeek: b read", "property CanControl: b read",
+        ]
+        XCTAssertFalse(live.contains { $0.hasPrefix("property Shuffle") }, "Shuffle is advertised:\n\(xml)")
+        XCTAssertEqual(live.subtracting(expected).sorted(), [], "served but not expected")
+        XCTAssertEqual(expected.subtracting(live).sorted(), [], "expected but not served")
+        let shuffle = try lector.session.run("playerctl", ["-p", "lector", "shuffle"], timeout: 10)
+        XCTAssertFalse(shuffle.succeeded && shuffle.stdout.contains("Off"), "playerctl still sees a Shuffle: \(shuffle)")
+    }
+
     func testPropertiesAreReadableAndReadOnly() throws {
         let lector = try LectorFixture()
         defer { lector.shutdown() }

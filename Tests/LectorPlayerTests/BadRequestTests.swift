@@ -17,6 +17,56 @@ final class BadRequestTests: XCTestCase {
         XCTAssertTrue(goTo.stderr.contains("no book is open"), "GoTo without a book: \(goTo)")
     }
 
+    /// `read --chapter 9` of a 3-chapter book names 9 (the bus option is 0-based, the CLI 1-based:
+    /// an ordinal reads right for both), fails with 1, and the book being read goes on.
+    func testAChapterPastTheEndIsNamedAsAskedAndNothingIsLost() throws {
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        let playing = try TextBooks.write(TextBooks.runOnChapters, named: "river.txt", in: fixture.session.directory)
+        try fixture.openAndHear(playing)
+        let track = try fixture.trackID()
+        let three = try TextBooks.write(TextBooks.threeShortChapters, named: "three.txt", in: fixture.session.directory)
+
+        let read = try fixture.cli("read", three.path, "--chapter", "9")
+        XCTAssertEqual(read.status, 1, "\(read)")
+        XCTAssertTrue(read.stderr.contains("three.txt has 3 chapters; there is no 9th chapter"), "\(read)")
+        let message = read.stderr.replacingOccurrences(of: fixture.session.directory.path, with: "")
+        XCTAssertNil(message.range(of: #"\b8(th)?\b"#, options: .regularExpression), "the message must not name the 0-based 8: \(read)")
+        let bus = try fixture.openCall(three.absoluteString, options: "{'chapter': <uint32 8>}")
+        fixture.assertError(bus, "InvalidArgument", "Open with chapter 8 (0-based)")
+        XCTAssertTrue(bus.stderr.contains("no 9th chapter"), "\(bus)")
+
+        XCTAssertEqual(try fixture.trackID(), track, "a refused Open changed the book")
+        XCTAssertEqual(try fixture.status(), "Playing")
+        XCTAssertNotNil(fixture.sound(after: Date(), timeout: 3), "the book being read stopped\(fixture.context)")
+    }
+
+    /// A PDF is refused as a PDF, by its content (a .pdf and a PDF named .txt), with a named
+    /// error and how to convert it; never read aloud as raw bytes, and the book being read goes on.
+    func testAPDFIsRefusedAsAPDFWithHowToConvertIt() throws {
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        let playing = try TextBooks.write(TextBooks.runOnChapters, named: "river.txt", in: fixture.session.directory)
+        try fixture.openAndHear(playing)
+        let track = try fixture.trackID()
+        let pdf = fixture.session.directory.appendingPathComponent("paper.pdf")
+        let disguised = fixture.session.directory.appendingPathComponent("paper.txt")
+        try PDFWriter.data(saying: "Hello PDF").write(to: pdf)
+        try PDFWriter.data(saying: "Hello PDF").write(to: disguised)
+
+        for file in [pdf, disguised] {
+            let read = try fixture.cli("read", file.path)
+            XCTAssertEqual(read.status, 1, "\(read)")
+            XCTAssertTrue(read.stderr.contains("\(file.path) is a PDF: Lector reads EPUB and plain text"), "\(read)")
+            XCTAssertTrue(read.stderr.contains("pdftotext") && read.stderr.contains("ebook-convert"), "\(read)")
+            XCTAssertTrue(read.stderr.contains("io.github.lector.Error.UnsupportedFormat"), "\(read)")
+            fixture.assertError(try fixture.openCall(file.absoluteString), "UnsupportedFormat", "Open \(file.lastPathComponent)")
+        }
+        XCTAssertEqual(try fixture.trackID(), track, "a refused PDF changed the book")
+        XCTAssertEqual(try fixture.status(), "Playing")
+        XCTAssertNotNil(fixture.sound(after: Date(), timeout: 3), "the book being read stopped\(fixture.context)")
+    }
+
     func testFileURIsAreReadAsUsersWriteThem() throws {
         let fixture = try PlayerFixture()
         defer { fixture.shutdown() }

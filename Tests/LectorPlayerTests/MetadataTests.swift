@@ -70,6 +70,24 @@ final class MetadataTests: SharedDaemonTestCase {
         XCTAssertEqual(Array(image.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "the cover is not a PNG")
     }
 
+    /// Plain text has no authors: no `xesam:artist` at all (an empty list made shells show an
+    /// empty artist line), in Metadata and in GetTracksMetadata.
+    func testABookWithoutAuthorsHasNoArtistKey() throws {
+        let book = try TextBooks.write(TextBooks.threeShortChapters, named: "anonymous.txt", in: fixture.session.directory)
+        try fixture.openAndHear(book)
+        let metadata = try fixture.metadata()
+        XCTAssertNil(metadata["xesam:artist"], "xesam:artist without authors: \(String(describing: metadata["xesam:artist"]))")
+        XCTAssertEqual(metadata["xesam:album"]?.data as? String, "anonymous")
+        XCTAssertNotNil(metadata["mpris:length"])
+        let answer = try fixture.busctl(["call", PlayerFixture.mprisName, PlayerFixture.mprisPath, PlayerFixture.trackList,
+                                         "GetTracksMetadata", "ao", "1", try fixture.trackID()])
+        XCTAssertTrue(answer.succeeded, "\(answer)")
+        XCTAssertTrue(answer.stdout.contains("xesam:title"), answer.stdout)
+        XCTAssertFalse(answer.stdout.contains("xesam:artist"), answer.stdout)
+        let printed = try fixture.playerctl("metadata", "--format", "[{{xesam:artist}}]")
+        XCTAssertEqual(printed.stdout, "[]\n", "\(printed)")
+    }
+
     func testRootInterfaceProperties() throws {
         func root(_ name: String) throws -> (type: String, data: Any) {
             try fixture.property(name, interface: PlayerFixture.root)

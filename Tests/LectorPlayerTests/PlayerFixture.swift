@@ -251,6 +251,16 @@ final class PlayerFixture {
         return nil
     }
 
+    /// The narration stream on the sound server (media.name "Lector narration"), if there is one.
+    func narrationStream() throws -> PlaybackStreamInfo? {
+        try session.playbackStreams().first { $0.mediaName == "Lector narration" }
+    }
+
+    /// The start offset of the last word announced (SpeakingRange) since `since`.
+    func lastHeardOffset(since: Date) -> Int? {
+        signals("SpeakingRange", since: since).last.flatMap { $0.arguments.count > 1 ? Int($0.arguments[1]) : nil }
+    }
+
     var coverDirectory: URL {
         URL(fileURLWithPath: session.environment["XDG_CACHE_HOME"]!).appendingPathComponent("lector/covers", isDirectory: true)
     }

@@ -63,3 +63,48 @@ final class BookmarkStoreTests: XCTestCase {
         XCTAssertEqual(StableHash.hex("abc"), "e71fa2190541574b")
     }
 }
+
+/// The book read last, remembered for resuming after a restart.
+final class RecentBookStoreTests: XCTestCase {
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("recent-\(UUID())")
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func testSavedLoadsBackAndTheNextReplacesIt() throws {
+        let store = RecentBookStore(directory: directory)
+        XCTAssertEqual(store.load(), .none, "nothing read yet")
+        let first = RecentBook(path: "/books/a.epub", bookIdentity: "urn:uuid:a", openedAt: Date(timeIntervalSince1970: 1_700_000_000))
+        try store.save(first)
+        XCTAssertEqual(store.load(), .found(first))
+        let second = RecentBook(path: "/books/b.txt", bookIdentity: "fnv1a64:0123", openedAt: Date(timeIntervalSince1970: 1_700_000_100))
+        try store.save(second)
+        XCTAssertEqual(store.load(), .found(second))
+        XCTAssertEqual(store.file.path, directory.path + "/recent-book.json")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        XCTAssertEqual(names, ["recent-book.json"], "no temp file stays behind")
+    }
+
+    func testACorruptOrMeaninglessFileIsSetAsideAndReported() throws {
+        let store = RecentBookStore(directory: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for garbage in ["{ not json", #"{"path": "relative.epub", "bookIdentity": "x", "openedAt": "2024-01-01T00:00:00Z"}"#] {
+            try Data(garbage.utf8).write(to: store.file)
+            guard case .corrupt(let aside, let reason) = store.load() else { return XCTFail("\(garbage) not reported") }
+            XCTAssertTrue(FileManager.default.fileExists(atPath: aside), aside)
+            XCTAssertFalse(reason.isEmpty)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: store.file.path), "left in place: \(garbage)")
+            XCTAssertEqual(store.load(), .none, "not fatal afterwards")
+            try FileManager.default.removeItem(atPath: aside)
+        }
+    }
+
+    func testDefaultDirectoryIsBesideTheBookmarks() {
+        XCTAssertEqual(RecentBookStore.defaultDirectory(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]).path, "/s/lector")
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Glibc
+
+/// Starts `lector serve` for a CLI command when no activation file does it: detached, so it
+/// never talks into the terminal that happened to start it and a Ctrl-C or a closed terminal
+/// there does not end it. Its own session (setsid: no controlling terminal, not in the shell's
+/// process group), standard input and output on /dev/null, the default signal dispositions
+/// and mask (a shell that ignores SIGINT for background jobs must not make the daemon ignore
+/// SIGTERM or SIGINT), and no file descriptor of the CLI but those three. Its log goes to the
+/// journal where journald runs (standard error then goes to /dev/null), else to
+/// `$XDG_STATE_HOME/lector/lector.log`.
+///
+/// ```swift
+/// let daemon = try DaemonLauncher.launch()   // pid, and the log file if there is one
+/// ```
+enum DaemonLauncher {
+    struct Launched {
+        let pid: pid_t
+        /// Where its standard error goes, when it is a file.
+        let log: String?
+
+        /// Its exit status if it has ended (it is our child until this command exits).
+        func exitStatus() -> Int32? {
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+            return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        }
+    }
+
+    /// Beyond this the log file starts over (it only ever holds what detached daemons said).
+    static let logLimit = 1 << 20
+
+    static func launch(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Launched {
+        let executable = try lectorExecutable()
+        let log = logsToJournal(environment) ? nil : logFile(environment)
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        guard null >= 0 else { throw CLIError("cannot open /dev/null: \(String(cString: strerror(errno)))") }
+        defer { close(null) }
+        var errorOutput = null
+        if let log {
+            try? FileManager.default.createDirectory(atPath: (log as NSString).deletingLastPathComponent,
+                                                     withIntermediateDirectories: true)
+            let size = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
+            let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (size > logLimit ? O_TRUNC : O_APPEND)
+            let fd = open(log, flags, 0o600)
+            if fd >= 0 { errorOutput = fd }
+        }
+        defer { if errorOutput != null { close(errorOutput) } }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, null, 0)
+        posix_spawn_file_actions_adddup2(&actions, null, 1)
+        posix_spawn_file_actions_adddup2(&actions, errorOutput, 2)
+        if let closeFrom { _ = closeFrom(&actions, 3) }
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t(), allSignals = sigset_t()
+        sigemptyset(&noSignals)
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(spawnSetSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = [strdup(executable), strdup("serve"), nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else { throw CLIError("cannot start \(executable) serve: \(String(cString: strerror(result)))") }
+        return Launched(pid: pid, log: log)
+    }
+
+    /// This very program: argv[0] resolved, or /proc/self/exe.
+    private static func lectorExecutable() throws -> String {
+        let named = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        if FileManager.default.isExecutableFile(atPath: named), named.hasPrefix("/") { return named }
+        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        guard FileManager.default.isExecutableFile(atPath: own) else { throw CLIError("cannot find the lector executable to start") }
+        return own
+    }
+
+    /// What the daemon's `Journal` decides: the journal unless LECTOR_LOG=stderr or no journald.
+    static func logsToJournal(_ environment: [String: String]) -> Bool {
+        environment["LECTOR_LOG"] != "stderr" && FileManager.default.fileExists(atPath: "/run/systemd/journal/socket")
+    }
+
+    /// `$XDG_STATE_HOME/lector/lector.log` (or ~/.local/state/lector/lector.log).
+    static func logFile(_ environment: [String: String]) -> String {
+        let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
+        return base + "/lector/lector.log"
+    }
+
+    /// glibc's POSIX_SPAWN_SETSID (2.26+); Swift's Glibc module does not export it (it is _GNU_SOURCE).
+    private static let spawnSetSID: Int32 = 0x80
+
+    private typealias CloseFromFunction = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc ≥ 2.34 has posix_spawn_file_actions_addclosefrom_np, but Swift's Glibc module does not
+    /// export it; without it, descriptors opened with CLOEXEC (all of ours) do not leak anyway.
+    private static let closeFrom: CloseFromFunction? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            return nil
+        }
+        return unsafeBitCast(symbol, to: CloseFromFunction.self)
+    }()
+}
