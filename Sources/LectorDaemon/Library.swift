@@ -301,40 +301,44 @@ final class Library {
 
     /// Narrator1.GetChapterMarkup: the chapter as the read-along page shows it, made off the loop.
     func chapterMarkup(_ chapter: Int, trackID: String, reply: DeferredReply) throws {
-        guard let outline else { throw LectorError(.noBook, "no book is open: Open one first") }
+        let outline = try openOutline()
         guard outline.chapters.indices.contains(chapter) else {
             throw LectorError.invalidArgument("no chapter \(chapter) in the open book: it has \(outline.chapters.count) (0 to \(outline.chapters.count - 1))")
         }
-        pageQueue.async {
-            let result = Result { () throws(BookError) in try outline.chapterMarkup(at: chapter) }
-            LoopInbox.post {
-                switch result {
-                case .success(let markup):
-                    reply.send { writer in
-                        try writer.appendObjectPath(trackID)
-                        try writer.append(markup.html)
-                    }
-                case .failure(let error):
-                    reply.fail(LectorError(.badBook, "chapter \(chapter) cannot be shown: \(error)"))
-                }
-            }
+        answerFromPageQueue(reply, { () throws(BookError) in try outline.chapterMarkup(at: chapter) },
+                            failure: { LectorError(.badBook, "chapter \(chapter) cannot be shown: \($0)") }) { markup, writer in
+            try writer.appendObjectPath(trackID)
+            try writer.append(markup.html)
         }
     }
 
     /// Narrator1.GetResource: an image of the open book, by manifest id (never a path).
     func resource(id: String, reply: DeferredReply) throws {
+        let outline = try openOutline()
+        answerFromPageQueue(reply, { () throws(BookError) in try outline.resource(id: id) },
+                            failure: { LectorError(.notFound, "\($0)") }) { resource, writer in
+            try writer.append(resource.mediaType)
+            try writer.appendBytes([UInt8](resource.data))
+        }
+    }
+
+    private func openOutline() throws -> BookOutline {
         guard let outline else { throw LectorError(.noBook, "no book is open: Open one first") }
+        return outline
+    }
+
+    /// Reads from the book on `pageQueue`, then answers on the loop: `write` the value, or the
+    /// error `failure` names.
+    private func answerFromPageQueue<Value: Sendable>(_ reply: DeferredReply,
+                                                      _ read: @escaping @Sendable () throws(BookError) -> Value,
+                                                      failure: @escaping @Sendable (BookError) -> LectorError,
+                                                      write: @escaping @Sendable @MainActor (Value, MessageWriter) throws -> Void) {
         pageQueue.async {
-            let result = Result { () throws(BookError) in try outline.resource(id: id) }
+            let result = Result { () throws(BookError) in try read() }
             LoopInbox.post {
                 switch result {
-                case .success(let resource):
-                    reply.send { writer in
-                        try writer.append(resource.mediaType)
-                        try writer.appendBytes([UInt8](resource.data))
-                    }
-                case .failure(let error):
-                    reply.fail(LectorError(.notFound, "\(error)"))
+                case .success(let value): reply.send { try write(value, $0) }
+                case .failure(let error): reply.fail(failure(error))
                 }
             }
         }
