@@ -44,7 +44,10 @@ let package = Package(
 
         // The bus vocabulary shared by the daemon, the CLI and the tests: names, paths, errors, option keys.
         .target(name: "LectorInterface"),
-        .target(name: "LectorCore", dependencies: ["LectorInterface"]),
+        // The SSML check of Speak's `ssml` option, in a target of its own so that it can use libxml2
+        // while LectorCore imports no C library.
+        .target(name: "LectorSSML", dependencies: ["LectorInterface"]),
+        .target(name: "LectorCore", dependencies: ["LectorInterface", "LectorSSML"]),
         // Books: EPUB 2/3 and plain text to chapters of speakable text. Swift (its zip reader is
         // a Swift package) but for libxml2's parsers behind two files, XMLSAXParser and
         // HTMLDocumentParser; tested fast and alone like LectorCore.
@@ -93,6 +96,7 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
+        .testTarget(name: "LectorSSMLTests", dependencies: ["LectorSSML", "LectorInterface"]),
         // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory.
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorTestKit", "LectorPolicy", "LectorAudio",
                                                               "LectorLoop", "LectorState"]),

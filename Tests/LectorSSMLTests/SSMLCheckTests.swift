@@ -1,4 +1,5 @@
-import LectorCore
+import LectorInterface
+import LectorSSML
 import XCTest
 
 final class SSMLCheckTests: XCTestCase {

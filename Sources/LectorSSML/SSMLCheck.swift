@@ -1,3 +1,5 @@
+import LectorInterface
+
 /// Checks the text of a `Speak` call with the `ssml` option before it is queued: well-formed XML,
 /// a `<speak>` root, and only the SSML espeak-ng 1.51 understands (see `SSMLVocabulary`):
 /// `<speak>`, `<voice>`, `<prosody>`, `<say-as>`, `<mark>`, `<s>`, `<p>`, `<sub>`, `<tts:style>`,
