@@ -2,30 +2,29 @@ import LectorInterface
 import LectorSSML
 import XCTest
 
+/// The message of the error `text` is refused with, or nil if it is accepted.
+func refusal(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> String? {
+    do {
+        try SSMLCheck.validate(text)
+        return nil
+    } catch {
+        XCTAssertEqual(error.kind, .invalidArgument, file: file, line: line)
+        return error.message
+    }
+}
+
+func assertRefused(_ text: String, _ line: Int, _ column: Int, _ reasonPart: String,
+                   file: StaticString = #filePath, callLine: UInt = #line) {
+    guard let message = refusal(text, file: file, line: callLine) else {
+        return XCTFail("accepted: \(text)", file: file, line: callLine)
+    }
+    XCTAssertTrue(message.hasPrefix("invalid SSML at line \(line), column \(column): "), message, file: file, line: callLine)
+    XCTAssertTrue(message.contains(reasonPart), message, file: file, line: callLine)
+}
+
+/// SSMLCheck: libxml2's well-formedness errors and espeak-ng's own rules, each refusal with its
+/// line, column and a reason that names the problem; hostile texts refused quickly and safely.
 final class SSMLCheckTests: XCTestCase {
-    /// The message of the error `text` is refused with, or nil if it is accepted.
-    private func refusal(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> String? {
-        do {
-            try SSMLCheck.validate(text)
-            return nil
-        } catch let error as LectorError {
-            XCTAssertEqual(error.kind, .invalidArgument, file: file, line: line)
-            return error.message
-        } catch {
-            XCTFail("unexpected \(error)", file: file, line: line)
-            return nil
-        }
-    }
-
-    private func assertRefused(_ text: String, _ line: Int, _ column: Int, _ reasonPart: String,
-                               file: StaticString = #filePath, callLine: UInt = #line) {
-        guard let message = refusal(text, file: file, line: callLine) else {
-            return XCTFail("accepted: \(text)", file: file, line: callLine)
-        }
-        XCTAssertTrue(message.hasPrefix("invalid SSML at line \(line), column \(column): "), message, file: file, line: callLine)
-        XCTAssertTrue(message.contains(reasonPart), message, file: file, line: callLine)
-    }
-
     func testAcceptsWhatEspeakUnderstands() {
         let documents = [
             "<speak>Hello</speak>",
@@ -45,6 +44,11 @@ final class SSMLCheckTests: XCTestCase {
             "<speak>a <!-- a comment --> b</speak>\n<!-- after -->\n",
             "<speak>\r\n  Zwei\r\n</speak>",
             "<speak>支付宝到账<say-as interpret-as=\"characters\">35</say-as>元</speak>",
+            // The declared encoding is ignored: a Speak text is a D-Bus string, always UTF-8.
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><speak>café</speak>",
+            "<?xml version=\"1.0\" encoding=\"UTF-16\"?><speak>a</speak>",
+            "<speak>50 %pe; of it</speak>",
+            "<speak><break time=\"1s\"><!-- a comment --></break></speak>",
         ]
         for document in documents {
             XCTAssertNil(refusal(document), document)
@@ -76,7 +80,8 @@ final class SSMLCheckTests: XCTestCase {
         assertRefused("<speak><break time/></speak>", 1, 15, "has no value")
         assertRefused("<speak><break time=\"1s\" time=\"2s\"/></speak>", 1, 25, "given twice")
         assertRefused("<speak><break time=\"1s\"strength=\"weak\"/></speak>", 1, 24, "unexpected \"s\"")
-        assertRefused("<speak><break time=\"1s/></speak>", 1, 24, "ends the tag early")
+        // libxml2 reads the value on to the "<" of </speak>; the quote it never found is the mistake.
+        assertRefused("<speak><break time=\"1s/></speak>", 1, 20, "the value of \"time\" is never closed: add its closing \"")
         assertRefused("<speak><sub alias=\"x<y\">z</sub></speak>", 1, 21, "\"<\" is not allowed in an attribute value")
         assertRefused("<speak><sub alias='say \"hi\"'>x</sub></speak>", 1, 24, "ends every attribute value")
         assertRefused("<speak><sub alias=\"A &amp; B\">x</sub></speak>", 1, 22, "does not decode entities")
@@ -148,5 +153,113 @@ final class SSMLCheckTests: XCTestCase {
         assertRefused("<speak>\r\n支付宝 <b>x</b></speak>", 2, 5, "<b>")
         assertRefused("<speak>\r\r<b>x</b></speak>", 3, 1, "<b>")
         assertRefused("<speak>\n\tcafé 👋 <b>x</b></speak>", 2, 9, "<b>")
+    }
+}
+
+/// What libxml2 reads that the hand-written checker it replaced got wrong, and broken markup
+/// the old tests did not cover.
+final class SSMLWellFormednessTests: XCTestCase {
+    func testMalformedXMLDeclarationsAreRefused() {
+        // The hand-written checker skipped everything between "<?xml " and "?>".
+        assertRefused("<?xml encoding=\"UTF-8\"?><speak/>", 1, 1, "the XML declaration is not valid")
+        assertRefused("<?xml garbage ?><speak/>", 1, 1, "write <?xml version=\"1.0\"?> or leave it out")
+        assertRefused("<?xml version=\"1.0\" standalone=\"maybe\"?><speak/>", 1, 1, "standalone accepts only 'yes' or 'no'")
+        assertRefused(" <?xml version=\"1.0\"?><speak/>", 1, 2, "the XML declaration must come first")
+    }
+
+    func testNamesXMLDoesNotAllowAreRefused() {
+        // It took any letter or number for a name character; XML's name characters are fewer.
+        // The vocabulary refuses bad names outside <metadata>, so these were accepted.
+        assertRefused("<speak><metadata><ªb/></metadata></speak>", 1, 18, "an XML name cannot start with \"ª\"")
+        assertRefused("<speak><metadata><\u{345}x/></metadata></speak>", 1, 18, "an XML name cannot start with")
+        assertRefused("<speak><metadata><x²/></metadata></speak>", 1, 20, "unexpected \"²\" in the tag <x²>")
+        assertRefused("<speak xmlns:a²=\"x\">a</speak>", 1, 15, "unexpected \"²\" in the tag <speak>")
+        assertRefused("<speak>a <1></speak>", 1, 10, "an XML name cannot start with \"1\"")
+    }
+
+    func testBrokenTagsSayWhereAndWhatToWrite() {
+        assertRefused("<speak>Hi <p a=\"b\"", 1, 11, "the tag <p> is never closed with \">\"")
+        assertRefused("<speak>x</speak", 1, 9, "the closing tag </speak> must end with \">\"")
+        assertRefused("<speak></speak ", 1, 8, "the closing tag </speak> must end with \">\"")
+        assertRefused("<speak><break/ ></speak>", 1, 14, "unexpected \"/\" in the tag <break>")
+        assertRefused("<speak a=\"1\" b='2' a=\"3\"/>", 1, 20, "attribute \"a\" is given twice")
+        assertRefused("<speak><sub alias=\"" + String(repeating: "v", count: 100), 1, 19, "the value of \"alias\" is never closed with \"")
+        assertRefused("<speak>&amp</speak>", 1, 8, "&amp must end with \";\"")
+        assertRefused("<speak>&#65</speak>", 1, 8, "&#65 must end with \";\"")
+        assertRefused("<speak> < </speak>", 1, 9, "\"<\" must start a tag")
+        assertRefused("<speak><sub alias=\"a &nbsp; b\">x</sub></speak>", 1, 22, "espeak-ng does not decode entities there")
+        assertRefused("<speak>a <!-- x --->b</speak>", 1, 17, "\"--\" is not allowed inside a comment")
+        assertRefused("<speak>a</speak><!-- c --> <?pi x?>", 1, 28, "processing instructions")
+        assertRefused("<!-- only a comment -->", 1, 24, "no <speak> element")
+        assertRefused("<!-- c -->\n hello <speak/>", 2, 2, "text before <speak>")
+        assertRefused("<speak><break time=\"1s\"><!-- c -->&amp;</break></speak>", 1, 35, "<break> must be empty")
+    }
+}
+
+/// Texts built to hurt: every one refused (or accepted) with a position, none crashes, none
+/// reads a file or expands an entity, none costs more than its bounded size.
+final class SSMLHostileInputTests: XCTestCase {
+    private func scalar(_ value: UInt32) -> String { String(Unicode.Scalar(value)!) }
+
+    func testNULNeverReachesTheParser() {
+        assertRefused("<speak>a\u{0}b</speak>", 1, 9, "character U+0 is not allowed in XML")
+        // NUL bytes at the start would make libxml2 read UTF-16 ("<speak/>" with NULs between is one).
+        assertRefused("\u{0}<\u{0}s\u{0}p\u{0}e\u{0}a\u{0}k\u{0}/\u{0}>", 1, 1, "character U+0")
+        assertRefused("\u{0}<\u{0}?\u{0}x\u{0}m\u{0}l\u{0} ", 1, 1, "character U+0")
+    }
+
+    func testCharactersOutsideXMLAreRefusedWhereverTheyAre() {
+        assertRefused("<speak>a" + scalar(0xFFFE) + "b</speak>", 1, 9, "character U+FFFE is not allowed in XML")
+        assertRefused("<speak>a" + scalar(0xFFFF) + "b</speak>", 1, 9, "character U+FFFF")
+        assertRefused("<speak><sub alias=\"" + scalar(0xFFFF) + "\">x</sub></speak>", 1, 20, "character U+FFFF")
+        assertRefused("<speak\u{1}>a</speak>", 1, 7, "character U+1")
+        assertRefused("<speak><!-- \u{1} --></speak>", 1, 13, "character U+1")
+        assertRefused("<speak><?p " + scalar(0xFFFE) + "?></speak>", 1, 12, "character U+FFFE")
+        // Other noncharacters are XML characters (sd-bus refuses them before the daemon sees them).
+        XCTAssertNil(refusal("<speak>a" + scalar(0xFDD0) + "b" + scalar(0x1FFFE) + "</speak>"))
+    }
+
+    func testNoEntityIsDeclaredOrFetched() {
+        let laughs = "<!DOCTYPE speak [<!ENTITY a \"aaaaaaaaaa\">"
+            + (1...9).map { "<!ENTITY a\($0) \"" + String(repeating: "&a\($0 == 1 ? "" : String($0 - 1));", count: 10) + "\">" }.joined()
+            + "]><speak>&a9;</speak>"
+        assertRefused(laughs, 1, 1, "<!DOCTYPE> are not allowed")
+        assertRefused("<!DOCTYPE speak SYSTEM \"file:///etc/passwd\"><speak>&xxe;</speak>", 1, 1, "<!DOCTYPE> are not allowed")
+        assertRefused("<speak>\n<!DOCTYPE x></speak>", 2, 1, "<!DOCTYPE> are not allowed")
+        assertRefused("<speak>&xxe;</speak>", 1, 8, "unknown entity &xxe;")
+        assertRefused("<speak><sub alias=\"&xxe;\">x</sub></speak>", 1, 20, "espeak-ng does not decode entities there")
+    }
+
+    func testTextsAtTheSizeLimit() {
+        let limit = 65_536
+        /// How many `unit`s fill a text of `limit` bytes between `prefix` and `suffix`.
+        func units(_ unit: String, _ prefix: String, _ suffix: String) -> Int {
+            (limit - prefix.utf8.count - suffix.utf8.count) / unit.utf8.count
+        }
+        func filled(_ unit: String, _ prefix: String = "<speak>", _ suffix: String = "</speak>") -> String {
+            prefix + String(repeating: unit, count: units(unit, prefix, suffix)) + suffix
+        }
+        XCTAssertNil(refusal(filled("word ")))
+        XCTAssertNil(refusal(filled("<!--c-->")))
+        XCTAssertNil(refusal(filled("<break/>")))
+        XCTAssertNil(refusal(filled("&#233;")))
+        XCTAssertNil(refusal(filled("<mark name=\"m\"/>a")))
+        // A mistake at the very end is found there, lines and columns counted to it.
+        assertRefused(filled("wörd\n", "<speak>", "&</speak>"), units("wörd\n", "<speak>", "&</speak>") + 1, 1, "\"&\" must start an entity")
+        assertRefused(filled("wörd ", "<speak>", "\u{1}</speak>"), 1, 8 + 5 * units("wörd ", "<speak>", "\u{1}</speak>"), "character U+1")
+        // Past the buffer libxml2 reads in (and discards behind it): offsets still land on the tag.
+        let paragraph = "<p>café <break time=\"1s\"/></p>\n", last = "<break time=\"soon\"/></speak>"
+        assertRefused(filled(paragraph, "<speak>", last), units(paragraph, "<speak>", last) + 1, 8, "time=\"soon\"")
+        // One huge tag, comment, value or run of brackets.
+        var crowded = "<speak><metadata><x", index = 0
+        while crowded.utf8.count < limit - 100 { crowded += " a\(index)=\"\""; index += 1 }
+        assertRefused(crowded + "/></metadata></speak>", 1, 18, "espeak-ng reads at most 500")
+        assertRefused(crowded + " a0=\"\"/></metadata></speak>", 1, crowded.count + 2, "attribute \"a0\" is given twice")
+        assertRefused(filled("v", "<speak><sub alias=\"", "\">x</sub></speak>"), 1, 8, "espeak-ng reads at most 500")
+        assertRefused(filled("c ", "<speak><!--", ""), 1, 8, "the comment is never closed")
+        assertRefused(filled("<", "<speak>", ""), 1, 8, "\"<<\" starts no tag")
+        assertRefused(filled("&", "<speak>", ""), 1, 8, "\"&\" must start an entity")
+        assertRefused(filled("</s>", "<speak>", ""), 1, 8, "</s> does not match <speak> opened at line 1, column 1")
+        assertRefused(filled("<b>", "<speak>", ""), 1, 8, "<b> is not an element espeak-ng supports")
     }
 }
