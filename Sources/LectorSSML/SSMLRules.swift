@@ -7,7 +7,13 @@
 /// - it ends a tag, and a comment, at the first ">", even inside quotes or a comment;
 /// - it copies attribute values raw: `&amp;` stays five characters;
 /// - it ends an attribute value at `"` even when the value was opened with `'`;
+/// - it keeps 18 levels of `<prosody>`, `<emphasis>`, `<tts:style>` and `<audio>` (its
+///   parameter stack has 20 frames, one the base): a 19th is ignored and closing it drops the
+///   setting of the one around it;
 /// - CDATA sections, processing instructions and `<!DOCTYPE>` are not XML it knows.
+///
+/// And one bound of ours: elements nest at most `maximumDepth` deep (real SSML nests a handful;
+/// libxml2 would allow 256), so a hostile text costs a bounded stack.
 ///
 /// Every refusal names a place (a byte offset, shown as line and column) and what to change.
 final class SSMLRules: SSMLEventHandler {
@@ -18,18 +24,25 @@ final class SSMLRules: SSMLEventHandler {
 
     /// espeak-ng's `N_XML_BUF`: longer tags are cut and the rest is spoken.
     static let maximumTagLength = 500
+    /// espeak-ng's `N_PARAM_STACK` (20) less the base frame and the frame it overwrites.
+    static let maximumParameterDepth = 18
+    static let maximumDepth = 32
+    /// The elements that push a frame on espeak-ng's parameter stack.
+    static let parameterElements: Set<String> = ["prosody", "emphasis", "tts:style", "audio"]
 
     private struct Open {
         var name: String
         var start: Int
         /// Just past the start tag's ">".
         var contentStart: Int
+        var pushesParameters: Bool
     }
 
     private(set) var failure: Failure?
     private var open: [Open] = []
     /// How many open elements are `<metadata>` or inside it (its content is not SSML).
     private var metadataDepth = 0
+    private var parameterDepth = 0
 
     func handle(_ event: SSMLReader.Event, in text: SSMLText) -> Bool {
         do {
@@ -48,6 +61,7 @@ final class SSMLRules: SSMLEventHandler {
         case .end(let name, let source):
             guard let element = open.popLast() else { return }
             if metadataDepth > 0 { metadataDepth -= 1 }
+            if element.pushesParameters { parameterDepth -= 1 }
             if metadataDepth == 0, SSMLVocabulary.empty.contains(name), source.lowerBound > element.start,
                let content = firstContent(text, element.contentStart..<source.lowerBound) {
                 throw Failure(offset: content, reason: "<\(name)> must be empty (write <\(name) .../>)")
@@ -68,6 +82,9 @@ final class SSMLRules: SSMLEventHandler {
 
     private func start(_ name: String, source: Range<Int>, empty: Bool, _ text: SSMLText) throws(Failure) {
         let start = source.lowerBound
+        if open.count >= Self.maximumDepth {
+            throw Failure(offset: start, reason: "elements are nested more than \(Self.maximumDepth) deep; write flatter SSML")
+        }
         let inMetadata = metadataDepth > 0
         if let parent = open.last, !inMetadata, SSMLVocabulary.empty.contains(parent.name) {
             let content = firstContent(text, parent.contentStart..<start) ?? start
@@ -103,8 +120,16 @@ final class SSMLRules: SSMLEventHandler {
         if length > Self.maximumTagLength {
             throw Failure(offset: start, reason: "the tag is \(length) characters long; espeak-ng reads at most \(Self.maximumTagLength)")
         }
+        let pushesParameters = !inMetadata && !empty && Self.parameterElements.contains(name)
+        if pushesParameters {
+            guard parameterDepth < Self.maximumParameterDepth else {
+                throw Failure(offset: start, reason: "<\(name)> is the \(parameterDepth + 1)th nested <prosody>, <emphasis>, "
+                    + "<tts:style> or <audio>; espeak-ng keeps \(Self.maximumParameterDepth) and would lose the settings around it")
+            }
+            parameterDepth += 1
+        }
         if inMetadata || name == "metadata" { metadataDepth += 1 }
-        open.append(Open(name: name, start: start, contentStart: source.upperBound))
+        open.append(Open(name: name, start: start, contentStart: source.upperBound, pushesParameters: pushesParameters))
     }
 
     /// What espeak-ng reads differently from XML in an attribute value as written.

@@ -49,6 +49,8 @@ final class SSMLCheckTests: XCTestCase {
             "<?xml version=\"1.0\" encoding=\"UTF-16\"?><speak>a</speak>",
             "<speak>50 %pe; of it</speak>",
             "<speak><break time=\"1s\"><!-- a comment --></break></speak>",
+            "<speak><audio src=\"a.wav\"/>" + String(repeating: "<prosody rate=\"fast\">", count: 18) + "<audio src=\"b.wav\"/>x"
+                + String(repeating: "</prosody>", count: 18) + "</speak>",
         ]
         for document in documents {
             XCTAssertNil(refusal(document), document)
@@ -228,6 +230,25 @@ final class SSMLHostileInputTests: XCTestCase {
         assertRefused("<speak>\n<!DOCTYPE x></speak>", 2, 1, "<!DOCTYPE> are not allowed")
         assertRefused("<speak>&xxe;</speak>", 1, 8, "unknown entity &xxe;")
         assertRefused("<speak><sub alias=\"&xxe;\">x</sub></speak>", 1, 20, "espeak-ng does not decode entities there")
+    }
+
+    func testNestingIsCapped() {
+        let depth = 33
+        let deep = "<speak>" + String(repeating: "<s>", count: depth - 1) + "x" + String(repeating: "</s>", count: depth - 1) + "</speak>"
+        assertRefused(deep, 1, 8 + 3 * (depth - 2), "nested more than 32 deep")
+        XCTAssertNil(refusal("<speak>" + String(repeating: "<s>", count: 31) + "x" + String(repeating: "</s>", count: 31) + "</speak>"))
+        // Never closed, up to the size limit: stopped at the cap, not at libxml2's 256 or the end.
+        assertRefused("<speak>" + String(repeating: "<p>", count: 21_000), 1, 8 + 3 * 31, "nested more than 32 deep")
+    }
+
+    func testEspeakKeepsEighteenNestedProsodyLevels() {
+        let open = String(repeating: "<prosody rate=\"fast\">", count: 18), close = String(repeating: "</prosody>", count: 18)
+        XCTAssertNil(refusal("<speak>" + open + "x" + close + "</speak>"))
+        let nineteenth = "<speak>" + String(repeating: "<emphasis>", count: 10) + String(repeating: "<prosody rate=\"fast\">", count: 9)
+        assertRefused(nineteenth + "x", 1, 8 + 10 * 10 + 21 * 8, "<prosody> is the 19th nested <prosody>, <emphasis>, <tts:style> or <audio>")
+        // <metadata> holds no SSML.
+        XCTAssertNil(refusal("<speak><metadata>" + String(repeating: "<prosody>", count: 20) + String(repeating: "</prosody>", count: 20)
+            + "</metadata>x</speak>"))
     }
 
     func testTextsAtTheSizeLimit() {
