@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// let text = SSMLText("<speak>\r\n支付宝 <b/></speak>")
-/// text.position(of: 20)   // (line: 2, column: 5): columns count Unicode scalars, "\r\n" is one line end
+/// text.position(of: 19)   // (line: 2, column: 5), the "<": columns count Unicode scalars, "\r\n" is one line end
 /// ```
 struct SSMLText {
     let bytes: [UInt8]
