@@ -127,7 +127,8 @@ extension LectorService {
             .property("Book", "a{sv}", .change) { try $0.writeBook($1) },
             .property("PausedBecause", "s", .change) { try $1.append($0.audioPolicy.pausedBecause) },
         ]
-        return BusObject(path: BusNames.objectPath, interface: MPRISNames.narrator, target: self, members: members)
+        return BusObject(path: BusNames.objectPath, interface: MPRISNames.narrator, target: self,
+                         members: members + dailyLoopMembers())
     }
 
     func registerMPRIS() throws {
