@@ -6,7 +6,7 @@ import LectorCore
 /// dbus/io.github.lector.Narrator1.xml, which IntrospectionTests compares to what is served.
 extension LectorService {
     func dailyLoopMembers() -> [BusMember<LectorService>] {
-        [
+        sleepTimerMembers() + [
             .method("GetLibrary", out: "aa{sv}as", ["books", "problems"]) { service, call in
                 service.library.listBooks(reply: call.deferReply())
                 return .answered
@@ -18,5 +18,20 @@ extension LectorService {
                 return .answered
             },
         ]
+    }
+}
+
+extension LectorService {
+    /// Wires the daily-loop components to the narrator and the audio policy (from `init`).
+    func startDailyLoop() throws {
+        sleepTimer = try SleepTimer(loop: loop, host: self)
+        narrator.onChapterHeardToEnd = { [weak self] in self?.sleepTimer?.chapterEnded() }
+        audioPolicy.onListenerActed = { [weak self] in self?.sleepTimer?.listenerActed() }
+    }
+
+    /// After every change of the narrator's state (from `registerMPRIS`'s observer).
+    func dailyLoopStateChanged(from before: PlayerState) {
+        let playing = narrator.state.status == .playing
+        if (before.status == .playing) != playing { sleepTimer?.playbackChanged(playing: playing) }
     }
 }

@@ -137,6 +137,7 @@ extension LectorService {
             guard let self else { return }
             self.narratorChanged(from: before)
             self.library.playbackChanged(from: before, to: self.narrator.state)
+            self.dailyLoopStateChanged(from: before)
         }
         narrator.onHoldChange = { [weak self] in self?.audioPolicy.pausedBecauseMayHaveChanged() }
         narrator.onSeeked = { [weak self] position in
@@ -245,12 +246,15 @@ extension LectorService {
         guard PlayerState.rateRange.contains(rate) else {
             throw LectorError.invalidArgument("Rate must be between MinimumRate \(PlayerState.rateRange.lowerBound) and MaximumRate \(PlayerState.rateRange.upperBound), got \(rate)")
         }
-        narrator.setRate(rate)
+        sleepTimer?.listenerActed()
+        guard narrator.book != nil else { return narrator.setRate(rate) }
+        library.choose(rate: rate)   // remembered for this book
     }
 
     func setVolume(_ reader: MessageReader) throws {
         let volume = try reader.readDouble()
         guard volume.isFinite else { throw LectorError.invalidArgument("Volume must be a finite number") }
+        sleepTimer?.listenerActed()
         narrator.setVolume(min(1, max(0, volume)))
     }
 

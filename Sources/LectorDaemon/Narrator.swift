@@ -47,6 +47,9 @@ final class Narrator {
     /// Sound is wanted and there is no stream (Stop let it go, or none was opened yet): the
     /// service opens one, and `feed()` starts once it is ready.
     var onNeedsStream: (() -> Void)?
+    /// A chapter was heard to its end (narration has moved on to the next, or the book ended):
+    /// the sleep timer's "end of chapter" (SleepTimer).
+    var onChapterHeardToEnd: (() -> Void)?
 
     private(set) var book: OpenBook?
     private(set) var state = PlayerState()
@@ -545,6 +548,7 @@ final class Narrator {
             } else {
                 endOfBook()
             }
+            onChapterHeardToEnd?()
         }
     }
 }

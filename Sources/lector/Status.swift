@@ -49,6 +49,8 @@ struct Status: ParsableCommand {
         var status: String
         var metadata: [String: String]
         var position: Int64
+        /// Narrator1.SleepTimer: {} when off.
+        var sleep: [String: String] = [:]
 
         /// Throws `DaemonClient.NotRunning` rather than starting a daemon to ask.
         init(_ client: DaemonClient) throws {
@@ -57,6 +59,7 @@ struct Status: ParsableCommand {
             metadata = try client.property("/org/mpris/MediaPlayer2", player, "Metadata", start: false).readDisplayDictionary()
             position = Int64(try client.property("/org/mpris/MediaPlayer2", player, "Position", start: false)
                 .readDisplayVariant()) ?? 0
+            sleep = try client.property(BusNames.objectPath, MPRISNames.narrator, "SleepTimer", start: false).readDisplayDictionary()
         }
 
         var length: Int64 { Int64(metadata["mpris:length"] ?? "") ?? 0 }
@@ -69,15 +72,24 @@ struct Status: ParsableCommand {
                 Book:     \(metadata["xesam:album"] ?? "")\(author)
                 Chapter:  \(metadata["xesam:trackNumber"] ?? "?") \(metadata["xesam:title"] ?? "")
                 Position: \(Self.clock(position)) of \(Self.clock(length)) (\(status))
-                """
+                """ + (sleep.isEmpty ? "" : "\nSleep:    " + Sleep.describe(sleep))
         }
 
         /// Changes only when something a reader cares about changes (not every second).
-        var identity: String { "\(status)|\(metadata["mpris:trackid"] ?? "")|\(position / 10_000_000)" }
+        var identity: String { "\(status)|\(metadata["mpris:trackid"] ?? "")|\(position / 10_000_000)|\(sleepText)" }
+
+        /// " sleep 19:32 left" while a sleep timer runs (minutes only, so a piped --follow does not
+        /// print a line a second).
+        var sleepText: String {
+            guard let mode = sleep["mode"] else { return "" }
+            if mode == "chapter" { return " sleep: end of chapter" + (sleep["fading"] == "true" ? ", fading" : "") }
+            let minutes = (Int64(sleep["remaining"] ?? "") ?? 0) / 60_000_000
+            return sleep["fading"] == "true" ? " sleep: fading" : " sleep: \(minutes + 1) min"
+        }
 
         var plainLine: String {
             guard hasBook else { return "stopped: no book" }
-            return "\(status.lowercased()) chapter \(metadata["xesam:trackNumber"] ?? "?") \"\(metadata["xesam:title"] ?? "")\" \(Self.clock(position))/\(Self.clock(length))"
+            return "\(status.lowercased()) chapter \(metadata["xesam:trackNumber"] ?? "?") \"\(metadata["xesam:title"] ?? "")\" \(Self.clock(position))/\(Self.clock(length))\(sleepText)"
         }
 
         var progressLine: String {
@@ -86,7 +98,8 @@ struct Status: ParsableCommand {
             let filled = length > 0 ? Int(Double(width) * min(1, Double(position) / Double(length))) : 0
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
             let symbol = status == "Playing" ? "▶" : status == "Paused" ? "⏸" : "■"
-            return "\(symbol) \(metadata["xesam:trackNumber"] ?? "?"). \(metadata["xesam:title"] ?? "") \(bar) \(Self.clock(position))/\(Self.clock(length))"
+            let sleeping = sleep.isEmpty ? "" : " ☾ " + Sleep.describe(sleep)
+            return "\(symbol) \(metadata["xesam:trackNumber"] ?? "?"). \(metadata["xesam:title"] ?? "") \(bar) \(Self.clock(position))/\(Self.clock(length))\(sleeping)"
         }
 
         static func clock(_ microseconds: Int64) -> String {
