@@ -6,7 +6,7 @@ import LectorCore
 /// dbus/io.github.lector.Narrator1.xml, which IntrospectionTests compares to what is served.
 extension LectorService {
     func dailyLoopMembers() -> [BusMember<LectorService>] {
-        sleepTimerMembers() + [
+        sleepTimerMembers() + skipMembers() + [
             .method("GetLibrary", out: "aa{sv}as", ["books", "problems"]) { service, call in
                 service.library.listBooks(reply: call.deferReply())
                 return .answered

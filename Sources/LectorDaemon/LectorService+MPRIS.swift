@@ -37,8 +37,8 @@ extension LectorService {
     /// org.mpris.MediaPlayer2.Player
     private func playerObject() -> BusObject {
         let members: [BusMember<LectorService>] = [
-            .method("Next") { service, _ in service.audioPolicy.listenerActed(pausing: false); service.narrator.next(); return .done },
-            .method("Previous") { service, _ in service.audioPolicy.listenerActed(pausing: false); service.narrator.previous(); return .done },
+            .method("Next") { service, _ in service.mediaKeyNext(); return .done },
+            .method("Previous") { service, _ in service.mediaKeyPrevious(); return .done },
             .method("Pause") { service, _ in service.audioPolicy.listenerActed(pausing: true); service.narrator.pause(); return .done },
             .method("PlayPause") { try $0.playPause($1) },
             .method("Stop") { service, _ in service.audioPolicy.listenerActed(pausing: true); service.narrator.stop(); return .done },
