@@ -50,5 +50,7 @@ extension LectorService {
         audioPolicy.interruptions.resumeTimeoutMicroseconds = UInt64(new.audio.autoResumeTimeoutMinutes) * 60_000_000
         // Skipping Next/Previous can always be pressed: CanGoNext/CanGoPrevious follow.
         narrator.update { $0.nextPreviousSkips = new.narration.nextPrevious == .skip }
+        resumeRewind.afterPauseSeconds = new.narration.rewindAfterPauseSeconds
+        resumeRewind.rewindSeconds = new.narration.rewindSeconds
     }
 }

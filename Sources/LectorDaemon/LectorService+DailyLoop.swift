@@ -26,12 +26,32 @@ extension LectorService {
     func startDailyLoop() throws {
         sleepTimer = try SleepTimer(loop: loop, host: self)
         narrator.onChapterHeardToEnd = { [weak self] in self?.sleepTimer?.chapterEnded() }
+        narrator.willResume = { [weak self] in self?.rewindIfDue() }
+        library.onOpened = { [weak self] lastHeard, playing in
+            guard let self else { return }
+            if self.resumeRewind.bookOpened(lastHeard: lastHeard, playing: playing) { self.rewind() }
+        }
         audioPolicy.onListenerActed = { [weak self] in self?.sleepTimer?.listenerActed() }
     }
 
     /// After every change of the narrator's state (from `registerMPRIS`'s observer).
     func dailyLoopStateChanged(from before: PlayerState) {
         let playing = narrator.state.status == .playing
-        if (before.status == .playing) != playing { sleepTimer?.playbackChanged(playing: playing) }
+        if (before.status == .playing) != playing {
+            sleepTimer?.playbackChanged(playing: playing)
+            playing ? resumeRewind.narrationStarted() : resumeRewind.narrationStopped()
+        }
+    }
+
+    /// Narration is about to resume: after a long enough pause, a little earlier.
+    private func rewindIfDue() {
+        if resumeRewind.isDue() { rewind() }
+    }
+
+    private func rewind() {
+        let seconds = resumeRewind.rewindSeconds
+        Journal.log(.info, "resuming after a long pause: \(seconds) s earlier, at the sentence's start",
+                    fields: audioPolicy.narrationFields([:]))
+        narrator.rewind(seconds: Double(seconds))
     }
 }

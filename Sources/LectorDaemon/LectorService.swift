@@ -63,6 +63,8 @@ public final class LectorService {
     let audioPolicy: AudioPolicyDriver
     /// `lector sleep`: pauses narration when the time is up, fading the last 20 s.
     var sleepTimer: SleepTimer?
+    /// After a long pause, narration resumes a sentence or so earlier.
+    let resumeRewind = ResumeRewind()
     /// Reopens a failed stream a moment later.
     private var streamRetry: EventSource?
     /// GetChapterText calls waiting for their chapter, and the timer that ends the wait.

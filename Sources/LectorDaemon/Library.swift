@@ -33,6 +33,9 @@ final class Library {
     var onBookApplied: (() -> Void)?
     /// A chapter of the open book was read in the background (its text is in `narrator.book`).
     var onChapterLoaded: ((Int) -> Void)?
+    /// A book was opened: when it was last heard (its bookmark), and whether it plays now
+    /// (rewind on resume).
+    var onOpened: ((_ lastHeard: Date?, _ playing: Bool) -> Void)?
 
     let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
     let recentBooks = RecentBookStore(directory: RecentBookStore.defaultDirectory())
@@ -324,6 +327,9 @@ final class Library {
         narrator.voice = voice(forBook: prepared.book.language, chosen: chosen.voice)
         narrator.setRate(chosen.rate ?? configuration.speech.rate)
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)
+        // At its very start there is nothing to rewind to; elsewhere, quiet since it was last heard.
+        let atStart = prepared.startOffset == 0 && prepared.startChapter == 0
+        onOpened?(atStart ? nil : prepared.bookmark?.listenedAt, play)
         outline = prepared.reader
         rememberRecent(prepared.book)
         onBookApplied?()

@@ -50,6 +50,8 @@ final class Narrator {
     /// A chapter was heard to its end (narration has moved on to the next, or the book ended):
     /// the sleep timer's "end of chapter" (SleepTimer).
     var onChapterHeardToEnd: (() -> Void)?
+    /// Play is about to resume narration where it was: rewinding after a long pause (ResumeRewind).
+    var willResume: (() -> Void)?
 
     private(set) var book: OpenBook?
     private(set) var state = PlayerState()
@@ -264,6 +266,7 @@ final class Narrator {
     /// at (see `stop()`), or, after the book's end, the book's start.
     func play() {
         guard book != nil else { return }
+        if !restartOnPlay, state.status != .playing { willResume?() }
         if restartOnPlay {
             restartOnPlay = false
             batch {
