@@ -7,6 +7,9 @@ import LectorCore
 extension LectorService {
     func dailyLoopMembers() -> [BusMember<LectorService>] {
         sleepTimerMembers() + skipMembers() + [
+            .property("Voice", "s", .change,
+                      get: { try $1.append($0.narrator.voice?.name ?? "") },
+                      set: { try $0.setNarrationVoice(try $1.readString()) }),
             .method("GetLibrary", out: "aa{sv}as", ["books", "problems"]) { service, call in
                 service.library.listBooks(reply: call.deferReply())
                 return .answered
@@ -22,6 +25,20 @@ extension LectorService {
 }
 
 extension LectorService {
+    /// Narrator1.Voice set: the voice reading the open book, remembered for that book.
+    func setNarrationVoice(_ name: String) throws {
+        guard narrator.book != nil else {
+            throw LectorError(.noBook, "no book is open: a voice is chosen for the book being read (lector read FILE --voice NAME)")
+        }
+        let voice = try catalog.resolve(language: nil, voice: name)   // UnknownVoice, nothing changed
+        sleepTimer?.listenerActed()
+        let before = narrator.voice
+        library.choose(voice: voice.name)
+        if narrator.voice != before {
+            bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["Voice"])
+        }
+    }
+
     /// Wires the daily-loop components to the narrator and the audio policy (from `init`).
     func startDailyLoop() throws {
         sleepTimer = try SleepTimer(loop: loop, host: self)
@@ -29,6 +46,8 @@ extension LectorService {
         narrator.willResume = { [weak self] in self?.rewindIfDue() }
         library.onOpened = { [weak self] lastHeard, playing in
             guard let self else { return }
+            // The book's own voice (or its language's): Narrator1.Voice.
+            self.bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["Voice"])
             if self.resumeRewind.bookOpened(lastHeard: lastHeard, playing: playing) { self.rewind() }
         }
         audioPolicy.onListenerActed = { [weak self] in self?.sleepTimer?.listenerActed() }

@@ -41,7 +41,7 @@ extension Library {
             narrator.setRate(rate)
         }
         if let voice, let resolved = try? catalog.resolve(language: nil, voice: voice) {
-            chosen.voice = voice
+            chosen.voice = resolved.name   // its name, however it was asked for ("en-gb", "gmw/en")
             narrator.setVoice(resolved)
         }
         if rate != nil || voice != nil { saveBookmark() }

@@ -321,7 +321,8 @@ final class Library {
     private func apply(_ prepared: PreparedBook, play: Bool, opening: OpenOptions) {
         if let note = prepared.note { Journal.log(.notice, note, fields: ["LECTOR_BOOK": prepared.book.url.path]) }
         // Per-book memory: what was chosen for this book (now, or with its bookmark), else the defaults.
-        chosen = BookChoices(rate: opening.rate ?? prepared.bookmark?.rate, voice: opening.voice ?? prepared.bookmark?.voice)
+        let asked = opening.voice.flatMap { try? catalog.resolve(language: nil, voice: $0).name }
+        chosen = BookChoices(rate: opening.rate ?? prepared.bookmark?.rate, voice: asked ?? prepared.bookmark?.voice)
         listenedAt = prepared.bookmark?.listenedAt
         forgottenIdentity = nil
         narrator.voice = voice(forBook: prepared.book.language, chosen: chosen.voice)
