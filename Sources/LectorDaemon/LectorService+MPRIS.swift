@@ -313,6 +313,11 @@ extension LectorService {
             try writer.entry("url", "s") { try $0.append(book.url.absoluteString) }
             try writer.entry("chapter-count", "u") { try $0.append(UInt32(book.chapterCount)) }
             try writer.entry("chapter", "u") { try $0.append(UInt32(narrator.state.chapter)) }
+            // The whole book, computed when read (not signalled as it advances, as Position).
+            if let whole = library.wholeBookProgress {
+                try writer.entry("progress", "d") { try $0.append(whole.progress) }
+                try writer.entry("time-left", "x") { try $0.append(Int64(whole.timeLeft * 1e6)) }
+            }
         }
     }
 

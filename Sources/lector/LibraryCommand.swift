@@ -49,9 +49,10 @@ struct LibraryCommand: ParsableCommand {
     private func forgetBook(_ query: String) throws {
         // A file named on the command line is meant as that file, wherever the shell is.
         let named = FileManager.default.fileExists(atPath: query) ? URL(fileURLWithPath: query).standardizedFileURL.path : query
-        let client = try DaemonClient()
         let path: String
         do {
+            // No session bus at all (a console, ssh): no daemon either; the files are there.
+            guard let client = try? DaemonClient() else { throw DaemonClient.NotRunning() }
             path = try client.callDaemon(path: BusNames.objectPath, interface: MPRISNames.narrator, member: "ForgetBook",
                                          start: false) { try $0.append(named) }.readString()
         } catch is DaemonClient.NotRunning {
@@ -78,8 +79,8 @@ struct LibraryRow {
 
     /// The daemon's view if it runs, else the files' (with the configured default rate).
     static func load() throws -> (rows: [LibraryRow], problems: [String]) {
-        let client = try DaemonClient()
         do {
+            guard let client = try? DaemonClient() else { throw DaemonClient.NotRunning() }
             let reply = try client.callDaemon(path: BusNames.objectPath, interface: MPRISNames.narrator, member: "GetLibrary",
                                               start: false)
             let books = try reply.readDisplayDictionaries()

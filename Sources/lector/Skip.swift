@@ -42,6 +42,6 @@ struct Skip: ParsableCommand {
         }
         let metadata = try client.property(MPRISNames.path, MPRISNames.player, "Metadata").readDisplayDictionary()
         let position = Int64(try client.property(MPRISNames.path, MPRISNames.player, "Position").readDisplayVariant()) ?? 0
-        print("Chapter \(metadata["xesam:trackNumber"] ?? "?") \(metadata["xesam:title"] ?? ""), at \(Status.Snapshot.clock(position))")
+        print("At \(Status.Snapshot.clock(position)) of chapter \(metadata["xesam:trackNumber"] ?? "?"): \(metadata["xesam:title"] ?? "")")
     }
 }

@@ -51,6 +51,9 @@ struct Status: ParsableCommand {
         var position: Int64
         /// Narrator1.SleepTimer: {} when off.
         var sleep: [String: String] = [:]
+        /// Narrator1.Book: chapter-count, and the whole book's progress and time left.
+        var book: [String: String] = [:]
+        var rate = 1.0
 
         /// Throws `DaemonClient.NotRunning` rather than starting a daemon to ask.
         init(_ client: DaemonClient) throws {
@@ -60,6 +63,8 @@ struct Status: ParsableCommand {
             position = Int64(try client.property("/org/mpris/MediaPlayer2", player, "Position", start: false)
                 .readDisplayVariant()) ?? 0
             sleep = try client.property(BusNames.objectPath, MPRISNames.narrator, "SleepTimer", start: false).readDisplayDictionary()
+            book = try client.property(BusNames.objectPath, MPRISNames.narrator, "Book", start: false).readDisplayDictionary()
+            rate = Double(try client.property("/org/mpris/MediaPlayer2", player, "Rate", start: false).readDisplayVariant()) ?? 1
         }
 
         var length: Int64 { Int64(metadata["mpris:length"] ?? "") ?? 0 }
@@ -70,9 +75,19 @@ struct Status: ParsableCommand {
             let author = metadata["xesam:artist"].map { "\nAuthor:   \($0)" } ?? ""   // left out when there is none
             return """
                 Book:     \(metadata["xesam:album"] ?? "")\(author)
-                Chapter:  \(metadata["xesam:trackNumber"] ?? "?") \(metadata["xesam:title"] ?? "")
+                Chapter:  \(metadata["xesam:trackNumber"] ?? "?") of \(book["chapter-count"] ?? "?"): \(metadata["xesam:title"] ?? "")
                 Position: \(Self.clock(position)) of \(Self.clock(length)) (\(status))
+                Speed:    \(Rate.format(rate))
+                Progress: \(wholeBook)
                 """ + (sleep.isEmpty ? "" : "\nSleep:    " + Sleep.describe(sleep))
+        }
+
+        /// "37% of the book, 1:24:10 left at this speed", or why that is not known yet.
+        var wholeBook: String {
+            guard let progress = book["progress"].flatMap(Double.init), let left = book["time-left"].flatMap(Int64.init) else {
+                return "of the whole book: not known until every chapter has been read from it"
+            }
+            return "\(Int((progress * 100).rounded(.down)))% of the book, \(Self.clock(left)) left at this speed"
         }
 
         /// Changes only when something a reader cares about changes (not every second).
@@ -99,7 +114,9 @@ struct Status: ParsableCommand {
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
             let symbol = status == "Playing" ? "▶" : status == "Paused" ? "⏸" : "■"
             let sleeping = sleep.isEmpty ? "" : " ☾ " + Sleep.describe(sleep)
-            return "\(symbol) \(metadata["xesam:trackNumber"] ?? "?"). \(metadata["xesam:title"] ?? "") \(bar) \(Self.clock(position))/\(Self.clock(length))\(sleeping)"
+            let whole = book["progress"].flatMap(Double.init).map { " book \(Int(($0 * 100).rounded(.down)))%" } ?? ""
+            return "\(symbol) \(metadata["xesam:trackNumber"] ?? "?")/\(book["chapter-count"] ?? "?"). \(metadata["xesam:title"] ?? "") \(bar) "
+                + "\(Self.clock(position))/\(Self.clock(length)) \(Rate.format(rate))\(whole)\(sleeping)"
         }
 
         static func clock(_ microseconds: Int64) -> String {
