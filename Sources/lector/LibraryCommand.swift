@@ -93,6 +93,20 @@ struct LibraryRow {
         }
     }
 
+    /// The book of the library titled `title` (any case; its file's name works too), nil if
+    /// none is; two with that title are refused, naming their files.
+    static func find(title: String) throws -> LibraryRow? {
+        let folded = title.lowercased()
+        let matches = try load().rows.filter {
+            $0.title.lowercased() == folded || URL(fileURLWithPath: $0.path).lastPathComponent.lowercased() == folded
+        }
+        guard matches.count <= 1 else {
+            throw ValidationError("\(matches.count) books in the library are called \"\(title)\": name one by its file ("
+                                  + matches.map(\.path).joined(separator: ", ") + ")")
+        }
+        return matches.first
+    }
+
     /// `[speech] rate` from config.toml (1.0 when there is none or it is invalid: `lector
     /// doctor` reports that).
     private static func configuredRate() -> Double {

@@ -22,7 +22,8 @@ struct Read: ParsableCommand {
             remembered for this book; other books keep config.toml's defaults.
             """)
 
-    @Argument(help: "The book: an .epub or a text file. Without it, the book read last.") var file: String?
+    @Argument(help: "The book: an .epub or a text file, or the title of a book in the library. Without it, the book read last.")
+    var file: String?
     @Option(name: [.short, .long], help: "Start at this chapter (1 is the first).") var chapter: Int?
     @Flag(help: "Start from the beginning, ignoring the bookmark.") var fromStart = false
     @Option(name: [.short, .long], help: "Speech rate for this book, 1.0 is normal (0.5...2.5); remembered for it.")
@@ -46,16 +47,23 @@ struct Read: ParsableCommand {
         let client = try DaemonClient()
         let name: String
         if let file {
-            let url = URL(fileURLWithPath: file).standardizedFileURL
-            name = url.lastPathComponent
-            _ = try client.callDaemon(path: BusNames.objectPath, interface: MPRISNames.narrator, member: "Open") { writer in
-                try writer.append(url.absoluteString)
-                try writer.container("a", "{sv}") {
-                    if let chapter { try writer.entry("chapter", "u") { try $0.append(UInt32(chapter - 1)) } }
-                    if fromStart { try writer.entry("from-start", "b") { try $0.append(true) } }
-                    if let rate { try writer.entry("rate", "d") { try $0.append(rate) } }
-                    if let voice { try writer.entry("voice", "s") { try $0.append(voice) } }
+            // Not a file here: a title from the library (`lector library`) names its file.
+            let shelved = FileManager.default.fileExists(atPath: file) ? nil : try LibraryRow.find(title: file)
+            let url = shelved.map { URL(fileURLWithPath: $0.path) } ?? URL(fileURLWithPath: file).standardizedFileURL
+            name = shelved?.title ?? url.lastPathComponent
+            do {
+                _ = try client.callDaemon(path: BusNames.objectPath, interface: MPRISNames.narrator, member: "Open") { writer in
+                    try writer.append(url.absoluteString)
+                    try writer.container("a", "{sv}") {
+                        if let chapter { try writer.entry("chapter", "u") { try $0.append(UInt32(chapter - 1)) } }
+                        if fromStart { try writer.entry("from-start", "b") { try $0.append(true) } }
+                        if let rate { try writer.entry("rate", "d") { try $0.append(rate) } }
+                        if let voice { try writer.entry("voice", "s") { try $0.append(voice) } }
+                    }
                 }
+            } catch let error as CLIError where shelved?.missing == true {
+                throw CLIError("\"\(name)\" is in the library, but its file is gone (moved or deleted): \(error). Its place is kept: "
+                               + "open it where it is now with lector read FILE, or take it out with lector library --forget \"\(name)\"")
             }
         } else {
             name = "the book read last"
