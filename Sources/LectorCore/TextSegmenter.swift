@@ -76,6 +76,24 @@ public struct TextSegmenter: Sendable {
         return index
     }
 
+    /// The start of the piece (`segment(from:)`: a sentence, a paragraph, or a cut of a very
+    /// long sentence) that contains `offset`: where rewinding on resume lands, so narration
+    /// picks up at a sentence's start rather than mid-thought.
+    ///
+    /// ```swift
+    /// TextSegmenter("One. Two three. Four").sentenceStart(containing: 9)   // 5, "Two three. "
+    /// ```
+    public func sentenceStart(containing offset: Int) -> Int {
+        let offset = max(0, min(offset, count - 1))
+        var start = 0
+        while start < count {
+            let piece = segment(from: start)
+            if piece.upperBound > offset || piece.isEmpty { return start }
+            start = piece.upperBound
+        }
+        return start
+    }
+
     static let sentenceEnds: Set<Unicode.Scalar> = [".", "!", "?", "…", ";"]
     static let closers: Set<Unicode.Scalar> = ["\"", "'", ")", "]", "\u{201D}", "\u{2019}", "»"]
 

@@ -26,25 +26,38 @@ final class Library {
     static let bookmarkSeconds: UInt64 = 5
 
     let narrator: Narrator
-    private let catalog: VoiceCatalog
+    let catalog: VoiceCatalog
     /// Voices per language for a book's language.
     var configuration = Configuration()
     /// A book was applied: its chapter list changed.
     var onBookApplied: (() -> Void)?
     /// A chapter of the open book was read in the background (its text is in `narrator.book`).
     var onChapterLoaded: ((Int) -> Void)?
+    /// A book was opened: when it was last heard (its bookmark), and whether it plays now
+    /// (rewind on resume).
+    var onOpened: ((_ lastHeard: Date?, _ playing: Bool) -> Void)?
 
-    private let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
-    private let recentBooks = RecentBookStore(directory: RecentBookStore.defaultDirectory())
+    let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
+    let recentBooks = RecentBookStore(directory: RecentBookStore.defaultDirectory())
+    /// The library (`library/`, beside the bookmarks): read and edited on `bookmarkQueue`.
+    let shelf = LibraryShelf(stateDirectory: RecentBookStore.defaultDirectory())
+    /// What the listener chose for the open book (nil: the configuration's default), loaded
+    /// from its bookmark and saved with it: per-book memory.
+    var chosen = BookChoices()
+    /// When the open book was last heard (its bookmark's `listenedAt` until it plays here).
+    var listenedAt: Date?
+    /// The open book was taken out of the library (`lector library --forget`) and has not
+    /// played since: nothing of it is written back until it does.
+    var forgottenIdentity: String?
     /// The book opened last, here or by an earlier daemon: what `resume` opens when no book is.
-    private(set) var recentBook: RecentBook?
+    var recentBook: RecentBook?
     /// A resume whose book is being parsed: who waits for it, and whether any of them asked to
     /// play (a media key pressed while the start-up resume is still parsing plays it).
     private var pendingResume: PendingResume?
     /// The generation of the open being parsed, until its result is back on the loop.
     private var parsing: Int?
     /// Bookmarks are written here, never on the loop (fsync can take long).
-    private let bookmarkQueue = DispatchQueue(label: "io.github.lector.bookmarks")
+    let bookmarkQueue = DispatchQueue(label: "io.github.lector.bookmarks")
     /// Books are parsed here, never on the loop.
     private let bookQueue = DispatchQueue(label: "io.github.lector.books")
     /// Opens parse here, never queued behind the previous book's background chapters on `bookQueue`.
@@ -94,21 +107,30 @@ final class Library {
         bookmarkTimer?.close()
     }
 
-    /// Narration started or stopped playing: bookmarks every 5 s while it plays.
+    /// Narration started or stopped playing: bookmarks every 5 s while it plays; the library
+    /// entry (with the speed learned meanwhile) when it stops.
     func playbackChanged(from before: PlayerState, to after: PlayerState) {
         if before.status != .playing, after.status == .playing {
             bookmarkTimer?.schedule(after: Self.bookmarkSeconds * 1_000_000)
+            forgottenIdentity = nil   // listened to again: remembered again
+            listenedAt = Date()
         }
-        if before.status == .playing, after.status != .playing { bookmarkTimer?.cancel() }
+        if before.status == .playing, after.status != .playing {
+            bookmarkTimer?.cancel()
+            listenedAt = Date()
+            saveLibraryEntry()
+        }
     }
 
     // MARK: - bookmarks
 
     /// The narrator's book at the word last heard, written off the loop.
     func saveBookmark() {
-        guard let book = narrator.book else { return }
+        guard let book = narrator.book, forgottenIdentity != book.identity else { return }
         let point = narrator.resumePoint
-        let bookmark = Bookmark(bookIdentity: book.identity, path: book.url.path, chapter: point.chapter, offset: point.offset)
+        if narrator.state.status == .playing { listenedAt = Date() }
+        let bookmark = Bookmark(bookIdentity: book.identity, path: book.url.path, chapter: point.chapter, offset: point.offset,
+                                rate: chosen.rate, voice: chosen.voice, listenedAt: listenedAt)
         let store = bookmarks
         bookmarkQueue.async {
             do {
@@ -127,11 +149,14 @@ final class Library {
 
     // MARK: - opening
 
-    /// Options of `Open`: `chapter` (u, 0-based), `from-start` (b), `play` (b, default true).
+    /// Options of `Open`: `chapter` (u, 0-based), `from-start` (b), `play` (b, default true),
+    /// `rate` (d) and `voice` (s), chosen for this book and remembered with it.
     struct OpenOptions {
         var chapter: Int?
         var fromStart = false
         var play = true
+        var rate: Double?
+        var voice: String?
 
         init(_ options: [String: OptionValue]) throws {
             for (key, value) in options {
@@ -139,9 +164,13 @@ final class Library {
                 case ("chapter", .integer(let n)) where n >= 0 && n < Int64(Int32.max): chapter = Int(n)
                 case ("from-start", .boolean(let b)): fromStart = b
                 case ("play", .boolean(let b)): play = b
+                case ("rate", .double(let r)): rate = try BookChoices.checkedRate(r)
+                case ("voice", .string(let v)): voice = v
                 case ("chapter", _): throw LectorError.invalidArgument("option \"chapter\" must be a chapter number from 0 (u)")
                 case ("from-start", _), ("play", _): throw LectorError.invalidArgument("option \"\(key)\" must be a boolean (b)")
-                default: throw LectorError.invalidArgument("unknown option \"\(key)\" (known: chapter, from-start, play)")
+                case ("rate", _): throw LectorError.invalidArgument("option \"rate\" must be a number (d)")
+                case ("voice", _): throw LectorError.invalidArgument("option \"voice\" must be a voice name (s)")
+                default: throw LectorError.invalidArgument("unknown option \"\(key)\" (known: chapter, from-start, play, rate, voice)")
                 }
             }
         }
@@ -169,6 +198,7 @@ final class Library {
     func open(uri: String, options: [String: OptionValue], reply makeReply: () -> DeferredReply) throws {
         let url = try Self.fileURL(from: uri)
         let opening = try OpenOptions(options)
+        if let voice = opening.voice { _ = try catalog.resolve(language: nil, voice: voice) }   // UnknownVoice before any work
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw LectorError(.notFound, "\(url.path): no such file")
@@ -271,9 +301,10 @@ final class Library {
                 case .success(let prepared):
                     if prepared.book.identity == self.narrator.book?.identity, opening.chapter == nil, !opening.fromStart {
                         // The book being read: carry on where it is, no reload, no status flicker.
+                        self.choose(rate: opening.rate, voice: opening.voice)
                         if play { self.narrator.play() }
                     } else {
-                        self.apply(prepared, play: play)
+                        self.apply(prepared, play: play, opening: opening)
                     }
                     replies.forEach { $0.send() }
                 case .failure(let error):
@@ -287,10 +318,19 @@ final class Library {
         return generation
     }
 
-    private func apply(_ prepared: PreparedBook, play: Bool) {
+    private func apply(_ prepared: PreparedBook, play: Bool, opening: OpenOptions) {
         if let note = prepared.note { Journal.log(.notice, note, fields: ["LECTOR_BOOK": prepared.book.url.path]) }
-        narrator.voice = voice(forBookLanguage: prepared.book.language)
+        // Per-book memory: what was chosen for this book (now, or with its bookmark), else the defaults.
+        let asked = opening.voice.flatMap { try? catalog.resolve(language: nil, voice: $0).name }
+        chosen = BookChoices(rate: opening.rate ?? prepared.bookmark?.rate, voice: asked ?? prepared.bookmark?.voice)
+        listenedAt = prepared.bookmark?.listenedAt
+        forgottenIdentity = nil
+        narrator.voice = voice(forBook: prepared.book.language, chosen: chosen.voice)
+        narrator.setRate(chosen.rate ?? configuration.speech.rate)
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)
+        // At its very start there is nothing to rewind to; elsewhere, quiet since it was last heard.
+        let atStart = prepared.startOffset == 0 && prepared.startChapter == 0
+        onOpened?(atStart ? nil : prepared.bookmark?.listenedAt, play)
         outline = prepared.reader
         rememberRecent(prepared.book)
         onBookApplied?()
@@ -344,10 +384,12 @@ final class Library {
         }
     }
 
-    /// The book just opened becomes the one to resume, on disk too (off the loop, atomically).
+    /// The book just opened becomes the one to resume, on disk too (off the loop, atomically),
+    /// and goes into the library.
     private func rememberRecent(_ book: OpenBook) {
         let recent = RecentBook(path: book.url.path, bookIdentity: book.identity)
         recentBook = recent
+        saveLibraryEntry()
         let store = recentBooks
         bookmarkQueue.async {
             do {
@@ -396,6 +438,7 @@ final class Library {
                     guard generation == self.latestBook.get() else { return }   // a newer book replaced it
                     self.narrator.chapterLoaded(index, text: text)
                     self.onChapterLoaded?(index)
+                    self.chapterArrived()
                 }
             }
         }
@@ -422,6 +465,8 @@ struct PreparedBook: @unchecked Sendable {
     var startOffset: Int
     var remainingChapters: [Int]
     var note: String?
+    /// The bookmark found (nil with `from-start`): rate, voice and when it was last heard.
+    var bookmark: Bookmark?
 
     static func prepare(url: URL, options: Library.OpenOptions, bookmarks: BookmarkStore,
                         covers: URL) throws -> PreparedBook {
@@ -438,13 +483,15 @@ struct PreparedBook: @unchecked Sendable {
         guard !titles.isEmpty else { throw LectorError(.badBook, "\(url.path): the book has no chapters") }
         var note: String?
         var start = (chapter: 0, offset: 0)
-        if !options.fromStart {
-            switch bookmarks.load(bookIdentity: outline.identity) {
-            case .found(let mark): start = (mark.chapter, mark.offset)
-            case .corrupt(let aside, let reason):
-                note = "the bookmark of \(url.path) was unreadable (\(reason)); set aside as \(aside)"
-            case .none: break
-            }
+        var found: Bookmark?
+        switch bookmarks.load(bookIdentity: outline.identity) {
+        case .found(let mark):
+            found = mark
+            // From the start, the choices made for the book still hold; the place does not.
+            if !options.fromStart { start = (mark.chapter, mark.offset) }
+        case .corrupt(let aside, let reason):
+            note = "the bookmark of \(url.path) was unreadable (\(reason)); set aside as \(aside)"
+        case .none: break
         }
         if let chapter = options.chapter {
             guard titles.indices.contains(chapter) else {
@@ -490,7 +537,7 @@ struct PreparedBook: @unchecked Sendable {
         let remaining = titles.indices.filter { $0 != start.chapter }
         let ordered = remaining.filter { $0 > start.chapter } + remaining.filter { $0 < start.chapter }
         return PreparedBook(book: book, reader: reader, startChapter: start.chapter, startOffset: start.offset,
-                            remainingChapters: ordered, note: note)
+                            remainingChapters: ordered, note: note, bookmark: found)
     }
 }
 

@@ -47,6 +47,11 @@ final class Narrator {
     /// Sound is wanted and there is no stream (Stop let it go, or none was opened yet): the
     /// service opens one, and `feed()` starts once it is ready.
     var onNeedsStream: (() -> Void)?
+    /// A chapter was heard to its end (narration has moved on to the next, or the book ended):
+    /// the sleep timer's "end of chapter" (SleepTimer).
+    var onChapterHeardToEnd: (() -> Void)?
+    /// Play is about to resume narration where it was: rewinding after a long pause (ResumeRewind).
+    var willResume: (() -> Void)?
 
     private(set) var book: OpenBook?
     private(set) var state = PlayerState()
@@ -261,6 +266,7 @@ final class Narrator {
     /// at (see `stop()`), or, after the book's end, the book's start.
     func play() {
         guard book != nil else { return }
+        if !restartOnPlay, state.status != .playing { willResume?() }
         if restartOnPlay {
             restartOnPlay = false
             batch {
@@ -545,6 +551,7 @@ final class Narrator {
             } else {
                 endOfBook()
             }
+            onChapterHeardToEnd?()
         }
     }
 }

@@ -269,8 +269,8 @@ final class LineEndingTests: XCTestCase {
 final class ErrorTests: XCTestCase {
     func testUnknownSectionsAndKeys() {
         assertRefused("[speech]\nrate = 1\n\n[speach]\n",
-                      "config.toml:4: unknown section [speach] (known sections: [speech], [voices], [audio], [notifications])")
-        assertRefused("[\"my section\"]", "config.toml:1: unknown section [\"my section\"] (known sections: [speech], [voices], [audio], [notifications])")
+                      "config.toml:4: unknown section [speach] (known sections: [speech], [voices], [audio], [notifications], [narration])")
+        assertRefused("[\"my section\"]", "config.toml:1: unknown section [\"my section\"] (known sections: [speech], [voices], [audio], [notifications], [narration])")
         assertRefused("[speech]\nspeed = 1.2", "config.toml:2: unknown key speed in [speech] (known keys: rate, pitch, volume)")
         assertRefused("[audio]\nduck_level = 0.2",
                       "config.toml:2: unknown key duck_level in [audio] (known keys: duck-level, duck-ramp-ms, volume-floor, auto-resume-timeout-minutes)")
@@ -478,7 +478,47 @@ final class ErrorTests: XCTestCase {
 
     func testFileNameIsReportedAsGiven() {
         XCTAssertThrowsError(try Configuration.parse("[x]", file: "/etc/xdg/lector/config.toml")) {
-            XCTAssertEqual("\($0)", "/etc/xdg/lector/config.toml:1: unknown section [x] (known sections: [speech], [voices], [audio], [notifications])")
+            XCTAssertEqual("\($0)", "/etc/xdg/lector/config.toml:1: unknown section [x] (known sections: [speech], [voices], [audio], [notifications], [narration])")
         }
+    }
+}
+
+/// `[narration]`: media keys and rewinding on resume (issue 13).
+final class NarrationSectionTests: XCTestCase {
+    func testDefaultsAndEveryKey() throws {
+        let defaults = Configuration().narration
+        XCTAssertEqual(defaults.nextPrevious, .chapter)
+        XCTAssertEqual(defaults.skipForwardSeconds, 30)
+        XCTAssertEqual(defaults.skipBackSeconds, 15)
+        XCTAssertEqual(defaults.rewindAfterPauseSeconds, 300)
+        XCTAssertEqual(defaults.rewindSeconds, 10)
+        let configuration = try Configuration.parse("""
+            [narration]
+            next-previous = "skip"
+            skip-forward-seconds = 45
+            skip-back-seconds = 10
+            rewind-after-pause-seconds = 1
+            rewind-seconds = 0
+            """, file: "config.toml")
+        XCTAssertEqual(configuration.narration.nextPrevious, .skip)
+        XCTAssertEqual(configuration.narration.skipForwardSeconds, 45)
+        XCTAssertEqual(configuration.narration.skipBackSeconds, 10)
+        XCTAssertEqual(configuration.narration.rewindAfterPauseSeconds, 1)
+        XCTAssertEqual(configuration.narration.rewindSeconds, 0)
+    }
+
+    func testMistakesNameTheLineAndWhatIsAllowed() {
+        assertRefused("[narration]\nnext-previous = \"track\"",
+                      "config.toml:2: next-previous must be \"chapter\" or \"skip\", not \"track\"")
+        assertRefused("[narration]\nnext-previous = true", "config.toml:2: next-previous must be \"chapter\" or \"skip\", not a boolean")
+        assertRefused("[narration]\n\nskip-forward-seconds = 0", "config.toml:3: skip-forward-seconds must be from 1 to 3600, not 0")
+        assertRefused("[narration]\nskip-back-seconds = 3601", "config.toml:2: skip-back-seconds must be from 1 to 3600, not 3601")
+        assertRefused("[narration]\nskip-back-seconds = 1.5",
+                      "config.toml:2: skip-back-seconds must be a whole number from 1 to 3600, not a float (1.5)")
+        assertRefused("[narration]\nrewind-after-pause-seconds = 0",
+                      "config.toml:2: rewind-after-pause-seconds must be from 1 to 86400, not 0")
+        assertRefused("[narration]\nrewind-seconds = -1", "config.toml:2: rewind-seconds must be from 0 to 600, not -1")
+        assertRefused("[narration]\nrewind = 10", "config.toml:2: unknown key rewind in [narration] (known keys: next-previous, "
+                      + "skip-forward-seconds, skip-back-seconds, rewind-after-pause-seconds, rewind-seconds)")
     }
 }

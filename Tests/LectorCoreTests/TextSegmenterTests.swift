@@ -48,3 +48,18 @@ final class TextSegmenterTests: XCTestCase {
         XCTAssertEqual(TextSegmenter("你好世界").wordStart(atOrBefore: 2), 2)
     }
 }
+
+final class SentenceStartTests: XCTestCase {
+    func testTheStartOfThePieceHoldingAnOffset() {
+        let segmenter = TextSegmenter("One. Two three. Four")
+        XCTAssertEqual(segmenter.sentenceStart(containing: 0), 0)
+        XCTAssertEqual(segmenter.sentenceStart(containing: 4), 0, "the space after a sentence belongs to it")
+        XCTAssertEqual(segmenter.sentenceStart(containing: 5), 5)
+        XCTAssertEqual(segmenter.sentenceStart(containing: 9), 5)
+        XCTAssertEqual(segmenter.sentenceStart(containing: 17), 16)
+        XCTAssertEqual(segmenter.sentenceStart(containing: 99), 16, "past the end: the last sentence")
+        XCTAssertEqual(TextSegmenter("").sentenceStart(containing: 3), 0)
+        let paragraphs = TextSegmenter("A heading\n\nThe text goes on")
+        XCTAssertEqual(paragraphs.sentenceStart(containing: 14), 11, "a paragraph break starts a piece")
+    }
+}

@@ -266,7 +266,7 @@ final class NarrationTests: SharedDaemonTestCase {
         XCTAssertEqual(status.status, 0, "\(status)")
         XCTAssertTrue(status.stdout.contains("Book:     The Waste Land"), status.stdout)
         XCTAssertTrue(status.stdout.contains("Author:   T.S. Eliot"), status.stdout)
-        XCTAssertTrue(status.stdout.contains("Chapter:  2 I. THE BURIAL OF THE DEAD"), status.stdout)
+        XCTAssertTrue(status.stdout.contains("Chapter:  2 of 7: I. THE BURIAL OF THE DEAD"), status.stdout)
         XCTAssertNotNil(status.stdout.range(of: #"Position: [0-9]+:[0-5][0-9] of [0-9]+:[0-5][0-9] \(Playing\)"#,
                                             options: .regularExpression), status.stdout)
 
