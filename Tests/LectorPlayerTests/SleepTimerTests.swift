@@ -140,6 +140,9 @@ final class SleepTimerTests: XCTestCase {
         XCTAssertTrue(set.stdout.contains("end of this chapter"), "\(set)")
         XCTAssertEqual(try sleepTimer(fixture)["mode"] as? String, "chapter")
         XCTAssertTrue(try fixture.cli("status").stdout.contains("Sleep:    end of chapter"))
+        let follow = try fixture.session.spawn(fixture.lector, ["status", "--follow"])
+        defer { follow.terminate(grace: 1) }
+        XCTAssertTrue(poll(timeout: 3) { follow.standardOutput.contains(" sleep: end of chapter") }, "--follow: \(follow.output)")
         XCTAssertTrue(try poll(timeout: 15) { try fixture.status() == "Paused" }, "did not pause at the chapter's end\(fixture.context)")
         XCTAssertEqual(try fixture.trackNumber(), 2, "paused at the next chapter, ready to go on")
         XCTAssertLessThan(try fixture.position(), 500_000)
