@@ -43,7 +43,7 @@ enum AddressBrackets {
             return segment
         }
         result.headings = document.headings.map { heading in
-            DocumentHeading(offset: moved(heading.offset), text: removed(from: heading.text))
+            DocumentHeading(offset: moved(heading.offset), end: moved(heading.end), text: removed(from: heading.text))
         }
         result.markup = document.markup?.moved(moved)
         return result

@@ -1,12 +1,14 @@
 /// One chapter's speakable text: what the narrator reads as one track.
 ///
-/// `text` is plain prose for a speech engine: paragraphs separated by a blank line, whitespace
-/// collapsed, notes and page numbers left out, and a period after a heading or line that ends
-/// without punctuation so the voice pauses there, e.g.
+/// `text` is plain prose for a speech engine, in the book's own words: paragraphs separated by a
+/// blank line, and lines that run on mid-sentence (verse, list items, table cells, code) by a
+/// line break; whitespace collapsed, page numbers and note markers left out. No punctuation is
+/// invented: the narrator gives a bare line break a clause pause (`EngineText`), e.g.
 ///
-///     I. THE BURIAL OF THE DEAD.
+///     I. THE BURIAL OF THE DEAD
 ///
-///     April is the cruellest month, breeding.
+///     April is the cruellest month, breeding
+///     Lilacs out of the dead land, mixing
 ///
 /// `sourceMap` says where each stretch of `text` came from, so a reader UI can highlight what is
 /// being heard.

@@ -71,8 +71,8 @@ enum ChapterTextAssembler {
         return Chapter(index: index, title: title, text: String(text), sourceMap: spans, warnings: warnings)
     }
 
-    /// What a chapter with no text of its own speaks: its title, and where in that the title's
-    /// run is (the pause period after it is no run).
+    /// What a chapter with no text of its own speaks: its title (whitespace collapsed), and
+    /// where in that the title's run is.
     static func spokenTitle(_ title: String) -> (scalars: [Unicode.Scalar], run: Range<Int>?) {
         var builder = SpeakableTextBuilder()
         let run = builder.append(title, origin: { .init(elementPath: nil, line: 0) })

@@ -22,7 +22,7 @@ enum EPUBOpener {
     static let leadingChapterMinimumWords = 20
     static let smallDocumentSize: UInt64 = 4096
 
-    static func open(_ file: URL, limits: BookLimits) throws(BookError) -> BookOutline {
+    static func open(_ file: URL, limits: BookLimits, options reading: BookReadingOptions) throws(BookError) -> BookOutline {
         let archive = try EPUBArchive(file: file, limits: limits)
         let packagePath = try packageDocumentPath(archive)
         let package = try PackageDocument(root: try MarkupElement.parse(try archive.data(at: packagePath),

@@ -108,7 +108,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     }
 
     private func finished(path: String) -> DocumentText {
-        builder.finish(pause: !stopped)
+        builder.finish()
         recorder?.finish(at: builder.nextTextOffset)
         let title = titleText.map { MarkupElement.capped(Self.collapsed($0)) }.flatMap { $0.isEmpty ? nil : $0 }
         return AddressBrackets.removed(from: DocumentText(
@@ -123,6 +123,16 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         "tbody", "tfoot", "thead", "tr", "ul",
     ]
     static let lineBlocks: Set<String> = ["br", "td", "th"]
+    /// Blocks that may hold one line of a run of lines: a verse line in its own `div` or `p`, a
+    /// list item. One that ends mid-sentence joins the next of its kind with a line break (see
+    /// `SpeakableTextBuilder.endsMidSentence(from:)`).
+    static let lineLikeBlocks: Set<String> = ["p", "div", "li", "dd"]
+    /// Class tokens and semantic types of a title set in an ordinary block (`<p class="chapter-title">`),
+    /// which keeps its paragraph break.
+    static let titleTokens: Set<String> = [
+        "title", "subtitle", "heading", "head", "chapter", "label", "ordinal", "bridgehead", "halftitle",
+        "fulltitle", "covertitle", "caption",
+    ]
     static let skippedElements: Set<String> = [
         "head", "script", "style", "template", "nav", "svg", "math", "rt", "rp", "audio", "video", "object",
         "iframe", "canvas", "noscript", "button", "select", "textarea",
@@ -141,6 +151,10 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         var path: String?
         var childCounts: [String: Int] = [:]
         var isBlock = false
+        /// A paragraph or line block started inside: not a single line.
+        var hasBlockChild = false
+        /// Marked as a title by class or type: its block keeps a paragraph break.
+        var isTitleLike = false
         var skips = false
         var allowsNotes = false
         var startsCapture = false
@@ -178,6 +192,9 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     private var headings: [DocumentHeading] = []
     private var titleText: String?
     private var preDepth = 0
+    /// A line-like block just ended mid-sentence at this depth (`frames.count`): the next block
+    /// of the same name there continues its run of lines; anything else starts a paragraph.
+    private var softBreak: (depth: Int, name: String)?
     /// Stopped where the options said (an anchor, the first heading).
     private var stopped = false
     /// Where an element nested deeper than `HTMLDocumentParser.maximumDepth` started: the parse
@@ -260,11 +277,16 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             capture = Capture(isSuperscript: false, linksIntoDocument: true)
         } else if Self.paragraphBlocks.contains(name) {
             frame.isBlock = true
-            builder.endBlock(.paragraph)
+            let continuesLines = softBreak.map { $0.depth == frames.count && $0.name == name } ?? false
+            builder.endBlock(continuesLines ? .line : .paragraph)
+            softBreak = nil
+            frame.isTitleLike = Self.isTitleLike(attributes)
         } else if Self.lineBlocks.contains(name) {
             frame.isBlock = true
             builder.endBlock(.line)
+            softBreak = nil
         }
+        if frame.isBlock { frames[frames.count - 1].hasBlockChild = true }
         if frame.isBlock, Self.headingElements.contains(name), headingStart == nil {
             frame.isHeading = true
             headingStart = builder.scalars.count
@@ -305,13 +327,22 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             var spoken = String.UnicodeScalarView()
             spoken.append(contentsOf: builder.scalars[start...])
             let text = MarkupElement.capped(Self.collapsed(String(spoken)))
-            if !text.isEmpty { headings.append(DocumentHeading(offset: headingOffset(from: start), text: text)) }
+            if !text.isEmpty {
+                headings.append(DocumentHeading(offset: headingOffset(from: start), end: builder.scalars.count, text: text))
+            }
             headingStart = nil
             if options.stopAfterFirstHeading, !text.isEmpty { stop() }
         }
         if frame.recordsClose { recorder?.close(at: builder.nextTextOffset) }
         if frame.isBlock {
-            builder.endBlock(Self.lineBlocks.contains(frame.name) ? .line : .paragraph)
+            if Self.lineLikeBlocks.contains(frame.name), !frame.hasBlockChild, !frame.isTitleLike,
+               let start = builder.openSegmentStart, builder.endsMidSentence(from: start) {
+                builder.endBlock(.line)
+                softBreak = (frames.count, frame.name)
+            } else {
+                builder.endBlock(Self.lineBlocks.contains(frame.name) ? .line : .paragraph)
+                softBreak = nil
+            }
         }
         if options.stopAfterFirstHeading, builder.scalars.count > 4000 { stop() }
     }
@@ -326,6 +357,11 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         guard skipDepth == 0 else {
             recorder?.noteText(string)
             return
+        }
+        if softBreak != nil, string.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) {
+            // Text straight in the container after a line: a paragraph of its own.
+            builder.endBlock(.paragraph)
+            softBreak = nil
         }
         emit(string)
     }
@@ -466,6 +502,14 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             return false
         }
         return true
+    }
+
+    /// `<p class="chapter-title">`, `<div epub:type="title">`: a title in an ordinary block.
+    static func isTitleLike(_ attributes: [String: String]) -> Bool {
+        if MarkupElement.semanticTypes(attributes).contains(where: titleTokens.contains) { return true }
+        guard let classes = attributes["class"]?.lowercased() else { return false }
+        return classes.split(whereSeparator: { $0.isWhitespace || $0 == "-" || $0 == "_" })
+            .contains { titleTokens.contains(String($0)) }
     }
 
     /// Never read nor shown: scripts, hidden elements, page numbers, note references. (Notes are

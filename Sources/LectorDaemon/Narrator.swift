@@ -330,7 +330,8 @@ final class Narrator {
         guard stream.endFrame - heard < Self.aheadSeconds * Int64(stream.sampleRate) else { return }
         while nextOffset < segmenter.count {
             let range = segmenter.segment(from: nextOffset)
-            guard var request = try? SpeechRequest(text: segmenter.text(range)) else {
+            let text = EngineText.render(segmenter.scalars[range], endsPhrase: segmenter.isPhraseEnd(range))
+            guard var request = try? SpeechRequest(text: text) else {
                 nextOffset = range.upperBound     // only spaces
                 continue
             }

@@ -41,7 +41,7 @@ final class TableOfContentsEdgeCaseTests: XCTestCase {
         let book = try Book.load(url)
         XCTAssertEqual(book.chapters.map(\.title), ["Part One", "Chapter 1", "Chapter 2", "Ghost", "Epilogue"])
         XCTAssertEqual(book.chapters.map(\.text),
-                       ["Part One.", "Chapter 1.\n\nAlpha.", "Chapter 2.\n\nBeta.", "Ghost.", "The end."])
+                       ["Part One", "Chapter 1\n\nAlpha.", "Chapter 2\n\nBeta.", "Ghost", "The end."])
         XCTAssertEqual(book.chapters.map(\.sourceMap.isEmpty), [true, false, false, true, false],
                        "title-only chapters map to no document")
     }
@@ -61,7 +61,7 @@ final class TableOfContentsEdgeCaseTests: XCTestCase {
             ("a", "<p>In a.</p>"), ("b", "<p>In b.</p>"), ("c", #"<p>Still b's chapter.</p><h2 id="t">Three</h2><p>In c.</p>"#),
         ])
         let book = try Book.load(url)
-        XCTAssertEqual(book.chapters.map(\.text), ["In a.\n\nIn b.\n\nStill b's chapter.", "Three.\n\nIn c."])
+        XCTAssertEqual(book.chapters.map(\.text), ["In a.\n\nIn b.\n\nStill b's chapter.", "Three\n\nIn c."])
     }
 
     func testUndeclaredEpubPrefixIsTolerated() throws {
