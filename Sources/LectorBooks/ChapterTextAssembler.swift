@@ -12,10 +12,28 @@ enum ChapterTextAssembler {
     struct Piece {
         var document: DocumentText
         var range: Range<Int>
+        /// Words said before the piece's text that are not the book's ("Note: ").
+        var lead: String?
+        /// A note read out of its place: the read-along page shows it as one.
+        var isNote = false
+        /// For the read-along markup: the events to take, where a note splits a paragraph's
+        /// piece (nil: found by `range`, see `ChapterMarkupAssembler`).
+        var markupStart: Int?
+        var markupEnd: Int?
+
+        init(document: DocumentText, range: Range<Int>, lead: String? = nil, isNote: Bool = false,
+             markupStart: Int? = nil, markupEnd: Int? = nil) {
+            self.document = document
+            self.range = range
+            self.lead = lead
+            self.isNote = isNote
+            self.markupStart = markupStart
+            self.markupEnd = markupEnd
+        }
     }
 
     /// Where a piece's text lands in the chapter: its trimmed `range` of the document starts at
-    /// chapter offset `base`. Pieces with no text have no placement.
+    /// chapter offset `base` (after its lead, if it has one). Pieces with no text have no placement.
     struct Placement {
         var piece: Int
         var range: Range<Int>
@@ -23,8 +41,8 @@ enum ChapterTextAssembler {
     }
 
     /// How the pieces' text is laid out in the chapter, the one rule the chapter's text and its
-    /// read-along markup (`ChapterMarkupAssembler`) both follow: each piece trimmed, joined by a
-    /// blank line.
+    /// read-along markup (`ChapterMarkupAssembler`) both follow: each piece trimmed, its lead and a
+    /// space before it, joined by a blank line.
     static func placements(_ pieces: [Piece]) -> [Placement] {
         var placements: [Placement] = []
         var length = 0
@@ -32,10 +50,17 @@ enum ChapterTextAssembler {
             let range = piece.document.trimmed(piece.range)
             guard !range.isEmpty else { continue }
             if length > 0 { length += 2 }
+            length += leadScalars(piece).count
             placements.append(Placement(piece: index, range: range, base: length))
             length += range.count
         }
         return placements
+    }
+
+    /// "Note: " for a lead "Note:", nothing without one.
+    static func leadScalars(_ piece: Piece) -> [Unicode.Scalar] {
+        guard let lead = piece.lead, !lead.isEmpty else { return [] }
+        return Array(lead.unicodeScalars) + [" "]
     }
 
     static func chapter(index: Int, title: String, pieces: [Piece]) -> Chapter {
@@ -49,6 +74,7 @@ enum ChapterTextAssembler {
             let document = pieces[placement.piece].document
             let range = placement.range
             if !scalars.isEmpty { scalars.append(contentsOf: ["\n", "\n"]) }
+            scalars.append(contentsOf: leadScalars(pieces[placement.piece]))
             let base = scalars.count
             scalars.append(contentsOf: document.scalars[range])
             var segmentIndex = firstSegment(endingAfter: range.lowerBound, in: document.segments)

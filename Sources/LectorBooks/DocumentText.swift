@@ -25,6 +25,9 @@ struct DocumentText: Sendable {
     /// How the document looks on the read-along page, when it was asked for
     /// (`XHTMLTextExtractor.Options.recordsMarkup`); its runs index `scalars`.
     var markup: DocumentMarkup?
+    /// Its footnotes and endnotes: where each is read, and the text of those taken out of the
+    /// flow (empty when notes are not read, `BookReadingOptions.Notes.skip`).
+    var notes = DocumentNotes()
 
     var count: Int { scalars.count }
 

@@ -14,6 +14,9 @@ struct EPUBChapterSource: ChapterSource {
     let readingOrder: [String]
     let chapters: [PlannedChapter]
     let extractionOptions: [String: XHTMLTextExtractor.Options]
+    /// What every document is read with (notes, images, labels); `extractionOptions` adds
+    /// what the table of contents targets in a document.
+    let baseOptions: XHTMLTextExtractor.Options
     let coverLocation: CoverLocation?
     let manifest: [ManifestItem]
     /// Warnings of every document parsed so far (opening reports them).
@@ -30,13 +33,14 @@ struct EPUBChapterSource: ChapterSource {
     private let boundaryCache = ChapterBoundaries.Cache()
 
     init(archive: EPUBArchive, readingOrder: [String], chapters: [PlannedChapter],
-         extractionOptions: [String: XHTMLTextExtractor.Options], coverLocation: CoverLocation?,
-         manifest: [ManifestItem], cache: DocumentCache = DocumentCache(),
+         extractionOptions: [String: XHTMLTextExtractor.Options], baseOptions: XHTMLTextExtractor.Options = .init(),
+         coverLocation: CoverLocation?, manifest: [ManifestItem], cache: DocumentCache = DocumentCache(),
          markupCache: DocumentCache = DocumentCache(capacity: 2), warnings: WarningLog = WarningLog()) {
         self.archive = archive
         self.readingOrder = readingOrder
         self.chapters = chapters
         self.extractionOptions = extractionOptions
+        self.baseOptions = baseOptions
         self.coverLocation = coverLocation
         self.manifest = manifest
         self.cache = cache
@@ -73,21 +77,21 @@ struct EPUBChapterSource: ChapterSource {
     /// when leading text and empty pages change the plan).
     func replanned(_ chapters: [PlannedChapter]) -> EPUBChapterSource {
         EPUBChapterSource(archive: archive, readingOrder: readingOrder, chapters: chapters,
-                          extractionOptions: extractionOptions, coverLocation: coverLocation,
+                          extractionOptions: extractionOptions, baseOptions: baseOptions, coverLocation: coverLocation,
                           manifest: manifest, cache: cache, markupCache: markupCache, warnings: warnings)
     }
 
     var hasCover: Bool { coverLocation != nil }
 
     func chapter(at index: Int, title: String) throws(BookError) -> Chapter {
-        ChapterTextAssembler.chapter(index: index, title: title, pieces: try pieces(ofChapter: index))
+        ChapterTextAssembler.chapter(index: index, title: title, pieces: try withNotes(try pieces(ofChapter: index)))
     }
 
     /// The chapter cut exactly as for narration, from its documents read again with markup
     /// (recording changes nothing in the text, so the cut is the same); the text assembled from
     /// those pieces is the chapter's text, and the markup's runs index it.
     func chapterMarkup(at index: Int, title: String) throws(BookError) -> ChapterMarkup {
-        let pieces = try pieces(ofChapter: index, for: .markup)
+        let pieces = try withNotes(try pieces(ofChapter: index, for: .markup), for: .markup)
         let chapter = ChapterTextAssembler.chapter(index: index, title: title, pieces: pieces)
         let images = shownImageIDs()
         return ChapterMarkupAssembler.markup(of: chapter, pieces: pieces, imageID: { images[$0] })
@@ -114,6 +118,11 @@ struct EPUBChapterSource: ChapterSource {
     }
 
     func documentText(_ path: String) throws(BookError) -> String {
+        if path.hasSuffix(XHTMLTextExtractor.notesPathSuffix) {
+            let notes = try document(String(path.dropLast(XHTMLTextExtractor.notesPathSuffix.count)), through: nil).notes
+            guard let text = notes.text?.document else { return "" }
+            return text.string(in: 0..<text.count)
+        }
         let document = try document(path, through: nil)
         return document.string(in: 0..<document.count)
     }
@@ -135,7 +144,7 @@ struct EPUBChapterSource: ChapterSource {
     func document(_ path: String, through anchor: String?, for reading: Reading = .speech) throws(BookError) -> DocumentText {
         try (reading == .markup ? markupCache : cache).document(at: path, through: anchor) {
             (stopAt: String?) throws(BookError) -> DocumentText in
-            var options = extractionOptions[path] ?? .init()
+            var options = self.options(for: path)
             options.stopAtAnchor = stopAt
             options.recordsMarkup = reading == .markup
             let document = try XHTMLTextExtractor.extract(try archive.data(at: path), path: path, file: archive.file,
@@ -145,11 +154,21 @@ struct EPUBChapterSource: ChapterSource {
         }
     }
 
+    /// What the document at `path` is read with: the book's options and what the table of
+    /// contents targets in it.
+    func options(for path: String) -> XHTMLTextExtractor.Options {
+        guard var options = extractionOptions[path] else { return baseOptions }
+        options.reading = baseOptions.reading
+        options.labels = baseOptions.labels
+        options.coverImagePath = baseOptions.coverImagePath
+        return options
+    }
+
     /// The first heading of a document, parsing no further than it (for titling chapters of a
     /// book without a table of contents).
     func firstHeading(at spineIndex: Int) throws(BookError) -> String? {
         let path = readingOrder[spineIndex]
-        var options = extractionOptions[path] ?? .init()
+        var options = self.options(for: path)
         options.stopAfterFirstHeading = true
         let probe = try XHTMLTextExtractor.extract(try archive.data(at: path), path: path, file: archive.file,
                                                    options: options)

@@ -48,9 +48,21 @@ enum EPUBOpener {
                 options[entry.path, default: .init()].wholeDocumentTargeted = true
             }
         }
+        let cover = coverLocation(package)
+        var baseOptions = XHTMLTextExtractor.Options()
+        baseOptions.reading = reading
+        baseOptions.labels = SpokenLabels(language: package.language)
+        switch cover {
+        case .image(let path, _)?:
+            baseOptions.coverImagePath = path
+        case .page(let path)?:
+            options[path, default: baseOptions].isCoverPage = true
+        case nil:
+            break
+        }
         let source = EPUBChapterSource(archive: archive, readingOrder: readingOrder, chapters: [],
-                                       extractionOptions: options, coverLocation: coverLocation(package),
-                                       manifest: package.manifest)
+                                       extractionOptions: options, baseOptions: baseOptions,
+                                       coverLocation: cover, manifest: package.manifest)
         let bookTitle = package.title ?? file.deletingPathExtension().lastPathComponent
 
         var chapters: [PlannedChapter]

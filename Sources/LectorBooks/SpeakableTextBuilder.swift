@@ -128,6 +128,21 @@ struct SpeakableTextBuilder {
         pendingAnchors.removeAll()
     }
 
+    /// The text from `start` to the end, whitespace as it is.
+    func string(from start: Int) -> String {
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars[min(max(0, start), scalars.count)...])
+        return String(view)
+    }
+
+    /// `range` without the separators around it.
+    func trimmed(_ range: Range<Int>) -> Range<Int> {
+        var lower = max(0, range.lowerBound), upper = min(scalars.count, range.upperBound)
+        while lower < upper, scalars[lower].properties.isWhitespace { lower += 1 }
+        while upper > lower, scalars[upper - 1].properties.isWhitespace { upper -= 1 }
+        return lower..<upper
+    }
+
     /// Whether the text from `start` to the end stops mid-sentence: it ends in a letter or digit,
     /// or a comma or semicolon (closing quotes and brackets aside), and is no all-capitals
     /// title. Such a block (a verse line, a list item) joins the next one of its kind with a

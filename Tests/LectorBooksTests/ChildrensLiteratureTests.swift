@@ -62,17 +62,20 @@ final class ChildrensLiteratureTests: XCTestCase {
         }
     }
 
-    func testScriptsStylesPageNumbersAndTranscriberNotesAreNotRead() throws {
+    func testScriptsStylesAndPageNumbersAreNotReadAndAnnotationsFollowTheirParagraph() throws {
         let book = try Book.load(Self.url)
         let all = book.chapters.map(\.text).joined(separator: "\n")
         XCTAssertFalse(all.contains("getElementsByTagName"), "the nav's script")
         XCTAssertFalse(all.contains("THE CONTENTS"), "the nav document is not a chapter")
-        XCTAssertFalse(all.contains("Transcriber's Note"), "epub:type=annotation asides")
         XCTAssertFalse(all.contains("\n\n169\n"), "epub:type=pagebreak")
         XCTAssertFalse(all.range(of: #"(^|\s)17[0-9](\s|$)"#, options: .regularExpression) != nil,
                        "no stray page numbers")
-        // The annoref link around a real word is read.
-        XCTAssertTrue(book.chapters[10].text.contains("\"The Emperor's New Clothes\" came into being"))
+        // The annoref link around a real word is read, and its annotation after the paragraph.
+        let chapter = book.chapters[10].text
+        XCTAssertTrue(chapter.contains("\"The Emperor's New Clothes\" came into being"))
+        XCTAssertTrue(chapter.contains("to hold up the procession!\n\nNote: Transcriber's Note: original reads 'Emporer's'\n\nTHE EMPEROR'S NEW CLOTHES"),
+                      "epub:type=annotation asides are read once, after the paragraph")
+        XCTAssertEqual(all.components(separatedBy: "Transcriber's Note").count - 1, 3)
     }
 
     func testWhitespaceIsCollapsedAndParagraphsSeparatedByABlankLine() throws {

@@ -129,7 +129,10 @@ final class GeneratedEPUB3Tests: XCTestCase {
             .write(in: directory.url, name: "annotated.epub")
     }
 
-    func testNoteReferencesFootnotesPageBreaksAndHiddenTextAreNotRead() throws {
+    /// Markers, page breaks and hidden text are not read; each note is read after the paragraph
+    /// referring to it (one in the notes document too), a footnote nothing refers to where it
+    /// stands; a collection's other text (its heading) is not read.
+    func testNoteReferencesPageBreaksAndHiddenTextAreNotReadButNotesAre() throws {
         let book = try Book.load(try makeAnnotatedBook())
         XCTAssertEqual(book.chapters.map(\.title), ["One", "Two", "Notes"])
         XCTAssertEqual(book.chapters[0].text, """
@@ -137,9 +140,27 @@ final class GeneratedEPUB3Tests: XCTestCase {
 
             The first claim. The second claim stands. A page turns. Water is H2O, the 1st rule.
 
+            Note: First note.
+
+            Note: INLINE FOOTNOTE
+
             Ruby 漢 done. See the next part.
             """)
-        XCTAssertEqual(book.chapters[1].text, "Two\n\nSecond part.")
+        XCTAssertEqual(book.chapters[1].text, "Two\n\nSecond part.\n\nNote: Second note.")
+    }
+
+    /// `notes = "skip"`: notes are read only where the table of contents points at them.
+    func testSkippedNotesAreNotRead() throws {
+        let outline = try BookReader.open(try makeAnnotatedBook(), options: BookReadingOptions(notes: .skip))
+        XCTAssertEqual(try outline.loadChapter(0).text, """
+            One
+
+            The first claim. The second claim stands. A page turns. Water is H2O, the 1st rule.
+
+            Ruby 漢 done. See the next part.
+            """)
+        XCTAssertEqual(try outline.loadChapter(1).text, "Two\n\nSecond part.")
+        XCTAssertEqual(try outline.loadChapter(2).text, "Notes\n\nFirst note.\n\nSecond note.")
     }
 
     func testANotesDocumentInTheTableOfContentsIsRead() throws {

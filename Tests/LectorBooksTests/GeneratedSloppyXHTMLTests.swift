@@ -130,6 +130,8 @@ final class GeneratedSloppyXHTMLTests: XCTestCase {
 
             Café au lait © 1901 — — AT&T, R&D.
 
+            Note: FOOTNOTE
+
             A page turns; x < y.
 
             Ends without closing anything
