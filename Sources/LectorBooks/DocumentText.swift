@@ -25,6 +25,9 @@ struct DocumentText: Sendable {
     /// How the document looks on the read-along page, when it was asked for
     /// (`XHTMLTextExtractor.Options.recordsMarkup`); its runs index `scalars`.
     var markup: DocumentMarkup?
+    /// Links to other documents of the book, and the scalars of text inside them: a page that
+    /// is mostly such links is a contents page (`ContentsPage`).
+    var links: (count: Int, scalars: Int) = (0, 0)
     /// Its footnotes and endnotes: where each is read, and the text of those taken out of the
     /// flow (empty when notes are not read, `BookReadingOptions.Notes.skip`).
     var notes = DocumentNotes()

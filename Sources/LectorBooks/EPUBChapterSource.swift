@@ -73,6 +73,14 @@ struct EPUBChapterSource: ChapterSource {
         return here[low...]
     }
 
+    /// The same archive, options and cache with another reading order (a contents page left
+    /// out) and no chapters yet.
+    func reading(_ order: [String]) -> EPUBChapterSource {
+        EPUBChapterSource(archive: archive, readingOrder: order, chapters: [],
+                          extractionOptions: extractionOptions, baseOptions: baseOptions, coverLocation: coverLocation,
+                          manifest: manifest, cache: cache, markupCache: markupCache, warnings: warnings)
+    }
+
     /// The same archive, documents and cache with a different chapter list (used while opening,
     /// when leading text and empty pages change the plan).
     func replanned(_ chapters: [PlannedChapter]) -> EPUBChapterSource {
@@ -206,6 +214,62 @@ struct EPUBChapterSource: ChapterSource {
             let nextDocument = nextSpineWithChapter(after: spineIndex)
             return try pieces(from: (spineIndex, startOffset), beforeChaptersIn: nextDocument, for: reading)
         }
+    }
+
+    /// What chapter `index` holds, when it is cheap to tell (see `TitleOnlyChapters`).
+    enum TitleOnly {
+        /// Words other than headings, or not cheap to tell.
+        case no
+        /// Headings only: the next chapter may start here.
+        case headings
+        /// Nothing at all (its anchor is missing): the next chapter starts where it starts.
+        case nothing
+    }
+
+    func titleOnly(chapter index: Int) throws(BookError) -> TitleOnly {
+        guard chapters.indices.contains(index + 1) else { return .no }
+        let start = chapters[index].start, next = chapters[index + 1].start
+        let path = readingOrder[start.spineIndex]
+        let isSmall = (archive.declaredSize(of: path) ?? .max) <= EPUBOpener.smallDocumentSize
+        let anchorHere = next.spineIndex == start.spineIndex ? next.fragment : nil
+        let document: DocumentText
+        if isSmall {
+            document = try self.document(at: start.spineIndex)
+        } else if let anchor = anchorHere, chaptersBySpine[start.spineIndex]?.first == index {
+            // The document's first bytes, read until the next chapter's anchor or enough text:
+            // a parse that has to go further than those bytes tells nothing.
+            var options = self.options(for: path)
+            options.stopAtAnchor = anchor
+            options.stopAfterScalars = TitleOnlyChapters.probeScalars
+            let bytes = try archive.prefix(at: path, count: TitleOnlyChapters.probeBytes)
+            do throws(BookError) {
+                document = try XHTMLTextExtractor.extractStrictly(bytes, path: path, file: archive.file, options: options)
+            } catch {
+                return .no
+            }
+        } else {
+            return .no
+        }
+        // An anchor the whole document lacks: the chapter has no text at all.
+        guard let startOffset = startOffset(ofChapter: index, in: document) else { return document.isComplete ? .nothing : .no }
+        let end: Int
+        if let anchor = anchorHere {
+            guard let offset = document.anchors[anchor] else { return .no }
+            end = offset
+        } else if next.spineIndex == start.spineIndex + 1, next.fragment == nil, document.isComplete {
+            end = document.count
+        } else {
+            return .no
+        }
+        guard startOffset <= end else { return .no }
+        var inHeading = [Bool](repeating: false, count: end - startOffset)
+        for heading in document.headings where heading.end > startOffset && heading.offset < end {
+            for offset in max(startOffset, heading.offset)..<min(end, heading.end) { inHeading[offset - startOffset] = true }
+        }
+        for offset in startOffset..<end where !inHeading[offset - startOffset] {
+            if !document.scalars[offset].properties.isWhitespace { return .no }
+        }
+        return .headings
     }
 
     /// Where chapter `index` starts in `document`, or nil when it is empty or (for a document

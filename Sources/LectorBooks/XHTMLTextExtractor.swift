@@ -55,6 +55,9 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         /// Stop where the element with this id starts: enough to cut the chapters before it out
         /// of a long single-file book without parsing the rest.
         var stopAtAnchor: String?
+        /// Stop once the text is longer than this many scalars: enough to tell a chapter that
+        /// holds only its title from one with text, without parsing a long document.
+        var stopAfterScalars: Int?
         /// Also record how the document looks (`DocumentText.markup`), for the read-along page.
         /// Off for opening and narration, which then pay nothing for it.
         var recordsMarkup = false
@@ -143,6 +146,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         var document = DocumentText(
             path: path, scalars: builder.scalars, segments: builder.segments, anchors: builder.anchors,
             headings: headings, title: title, isComplete: !stopped, markup: recorder?.markup)
+        document.links = (outboundLinks, linkedScalars)
         var notesText: NotesText?
         var movedOffset: (Int) -> Int = { $0 }
         if noteBuilder.hasText {
@@ -229,6 +233,8 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         var captionStart: Int?
         /// A hidden element with an id (an image's `aria-describedby` may name it): its text is kept.
         var keepsHiddenText: (id: String, text: String)?
+        /// A link to another document of the book (counted for `DocumentText.linkedScalars`).
+        var linksOut = false
     }
 
     /// Text held back inside a `<sup>` or a fragment link until its end shows whether it is a
@@ -275,6 +281,11 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     private var pendingImage: (alternative: String, description: String?)?
     /// Text of hidden elements with an id, for `aria-describedby` (at most `maximumDescription` each).
     private var hiddenTexts: [String: String] = [:]
+    /// Links to other documents open around the text being read, how many there were, and how
+    /// much text they held: what tells a contents page.
+    private var outboundLinkDepth = 0
+    private var outboundLinks = 0
+    private var linkedScalars = 0
     private var readsNotes: Bool { options.reading.notes != .skip }
     private var readsImages: Bool { options.reading.images == .read }
     /// Stopped where the options said (an anchor, the first heading).
@@ -363,6 +374,12 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         if let href = attributes["href"], readsNotes, muteDepth == 0 || divertDepth > 0,
            MarkupElement.semanticTypes(attributes).contains(where: Self.referenceTypes.contains) {
             notes.reference(href, in: path)   // an annoref: its words are read, its note after the paragraph
+        }
+        if name == "a", let href = attributes["href"], case .inside(let target, _) = ArchivePath.resolve(href, from: path),
+           target != path {
+            frame.linksOut = true
+            outboundLinkDepth += 1
+            if divertDepth == 0 { outboundLinks += 1 }
         }
         let linksIntoDocument = name == "a" && attributes["href"]?.contains("#") == true
         if capture != nil {
@@ -481,7 +498,9 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             muteDepth -= 1
             if muteDepth == 0, divertDepth == 0 { recorder = parkedRecorder }
         }
+        if frame.linksOut { outboundLinkDepth -= 1 }
         if options.stopAfterFirstHeading, builder.scalars.count > 4000 { stop() }
+        if let limit = options.stopAfterScalars, builder.scalars.count > limit { stop() }
     }
 
     private func characters(_ string: String) {
@@ -522,6 +541,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         guard preDepth > 0, text.contains("\n") else {
             let run = builder.append(text, origin: origin)
             if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
+            if outboundLinkDepth > 0, divertDepth == 0 { linkedScalars += run?.count ?? 0 }
             return
         }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -529,6 +549,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             if index > 0 { endBlock(.line) }
             let run = builder.append(String(line), origin: origin)
             if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
+            if outboundLinkDepth > 0, divertDepth == 0 { linkedScalars += run?.count ?? 0 }
         }
     }
 

@@ -299,7 +299,8 @@ final class ChapterMarkupTests: XCTestCase {
 
     /// c1 holds "Opening" and, from the anchor `mid` inside its section, "Middle"; c2 holds no
     /// chapter start, so "Middle" runs on through it; c3 starts with a "Part Two" entry at the same
-    /// spot as "Chapter Three", which leaves Part Two with no text: it shows its title.
+    /// spot as "Chapter Three", which leaves Part Two with no text: it merges into Chapter Three;
+    /// a last "Ghost" entry points at an anchor c3 lacks: it has no text and shows its title.
     func makeCutBook() throws -> BookOutline {
         try book([
             Document(id: "c1", href: "c1.xhtml", body: """
@@ -311,12 +312,12 @@ final class ChapterMarkupTests: XCTestCase {
                 <section id="part2"><h1 id="ch3">Chapter Three</h1><p>Third words.</p></section>
                 """),
         ], toc: [("c1.xhtml", "Opening"), ("c1.xhtml#mid", "Middle"), ("c3.xhtml#part2", "Part Two"),
-                 ("c3.xhtml#ch3", "Chapter Three")])
+                 ("c3.xhtml#ch3", "Chapter Three"), ("c3.xhtml#missing", "Ghost")])
     }
 
     func testAChapterFromAnAnchorMidDocumentThroughTheNextDocument() throws {
         let outline = try makeCutBook()
-        XCTAssertEqual(outline.chapters.map(\.title), ["Opening", "Middle", "Part Two", "Chapter Three"])
+        XCTAssertEqual(outline.chapters.map(\.title), ["Opening", "Middle", "Part Two — Chapter Three", "Ghost"])
         let opening = try outline.chapterMarkup(at: 0)
         XCTAssertEqual(try outline.loadChapter(0).text, "Opening\n\nFirst words.")
         XCTAssertEqual(opening.html, """
@@ -339,12 +340,12 @@ final class ChapterMarkupTests: XCTestCase {
 
     func testAChapterWithNoTextOfItsOwnShowsItsTitle() throws {
         let outline = try makeCutBook()
-        XCTAssertEqual(try outline.loadChapter(2).text, "Part Two")
-        XCTAssertEqual(try outline.chapterMarkup(at: 2), ChapterMarkup(index: 2, html: #"<h1><span data-o="0">Part Two</span></h1>"#,
+        XCTAssertEqual(try outline.loadChapter(3).text, "Ghost")
+        XCTAssertEqual(try outline.chapterMarkup(at: 3), ChapterMarkup(index: 3, html: #"<h1><span data-o="0">Ghost</span></h1>"#,
                                                                        resources: []))
-        XCTAssertEqual(try outline.chapterMarkup(at: 3).html, """
+        XCTAssertEqual(try outline.chapterMarkup(at: 2).html, """
             <section><h1><span data-o="0">Chapter Three</span></h1><p><span data-o="15">Third words.</span></p></section>
-            """)
+            """, "the part title merged into the chapter it stands over")
     }
 
     /// In a book kept in one file, what stands after a chapter's last words (its footnotes, a
