@@ -1,3 +1,5 @@
+import LectorCore
+
 /// Drops the angle brackets books put around web and mail addresses, which a speech engine would
 /// otherwise read as "less than … greater than":
 ///
@@ -53,6 +55,10 @@ enum AddressBrackets {
         }
         result.markup = document.markup?.moved(moved)
         result.notes = document.notes.movingOffsets(moved)
+        result.languages = document.languages.map {
+            LanguageRun(range: moved($0.range.lowerBound)..<max(moved($0.range.lowerBound), moved($0.range.upperBound)),
+                        language: $0.language)
+        }
         return (result, moved)
     }
 

@@ -1,3 +1,5 @@
+import LectorCore
+
 /// One chapter's speakable text: what the narrator reads as one track.
 ///
 /// `text` is plain prose for a speech engine, in the book's own words: paragraphs separated by a
@@ -26,13 +28,19 @@ public struct Chapter: Sendable, Equatable {
     /// for a clean book. The text is still the best reading of the document; a listener may hear
     /// a stray word where the markup was ambiguous.
     public var warnings: [String]
+    /// Stretches of `text` the book marks as written in a language (`xml:lang` on a span or a
+    /// block: a Latin phrase, a German stanza, the whole chapter), in order, in the same offsets
+    /// as `text`: the narrator reads each in its language's voice when one is installed.
+    public var languageRuns: [LanguageRun]
 
-    public init(index: Int, title: String, text: String, sourceMap: [SourceSpan], warnings: [String] = []) {
+    public init(index: Int, title: String, text: String, sourceMap: [SourceSpan], warnings: [String] = [],
+                languageRuns: [LanguageRun] = []) {
         self.index = index
         self.title = title
         self.text = text
         self.sourceMap = sourceMap
         self.warnings = warnings
+        self.languageRuns = languageRuns
     }
 
     /// The stretch of `text` a span covers, for checking or showing it.

@@ -1,3 +1,5 @@
+import LectorCore
+
 /// Cuts a chapter out of one or more documents' speakable text and builds its source map.
 ///
 /// Each piece is trimmed of the blank lines around it; pieces are joined by a blank line; every
@@ -66,6 +68,7 @@ enum ChapterTextAssembler {
     static func chapter(index: Int, title: String, pieces: [Piece]) -> Chapter {
         var scalars: [Unicode.Scalar] = []
         var spans: [SourceSpan] = []
+        var languages: [LanguageRun] = []
         var warnings: [String] = []
         for piece in pieces {
             if let warning = piece.document.warning, !warnings.contains(warning) { warnings.append(warning) }
@@ -90,11 +93,17 @@ enum ChapterTextAssembler {
                 }
                 segmentIndex += 1
             }
+            for run in document.languages where run.range.overlaps(range) {
+                let clipped = run.range.clamped(to: range)
+                let lower = base + clipped.lowerBound - range.lowerBound
+                languages.append(LanguageRun(range: lower..<(lower + clipped.count), language: run.language))
+            }
         }
         if scalars.isEmpty { scalars = spokenTitle(title).scalars }
         var text = String.UnicodeScalarView()
         text.append(contentsOf: scalars)
-        return Chapter(index: index, title: title, text: String(text), sourceMap: spans, warnings: warnings)
+        return Chapter(index: index, title: title, text: String(text), sourceMap: spans, warnings: warnings,
+                       languageRuns: languages)
     }
 
     /// What a chapter with no text of its own speaks: its title (whitespace collapsed), and

@@ -1,3 +1,5 @@
+import LectorCore
+
 /// One content document turned into speakable text, with everything needed to cut chapters out
 /// of it: where each `id` lands in the text, where each block's text came from, and the headings.
 ///
@@ -25,6 +27,9 @@ struct DocumentText: Sendable {
     /// How the document looks on the read-along page, when it was asked for
     /// (`XHTMLTextExtractor.Options.recordsMarkup`); its runs index `scalars`.
     var markup: DocumentMarkup?
+    /// Stretches in a language the book marks (`xml:lang`, `lang`), in order, for the narrator
+    /// to read in that language's voice.
+    var languages: [LanguageRun] = []
     /// Links to other documents of the book, and the scalars of text inside them: a page that
     /// is mostly such links is a contents page (`ContentsPage`).
     var links: (count: Int, scalars: Int) = (0, 0)

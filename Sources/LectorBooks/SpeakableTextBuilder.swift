@@ -34,6 +34,12 @@ struct SpeakableTextBuilder {
     private(set) var scalars: [Unicode.Scalar] = []
     private(set) var segments: [TextSegment] = []
     private(set) var anchors: [String: Int] = [:]
+    /// Stretches of the text in a language the book marks (`xml:lang`), in order; runs of one
+    /// language with nothing but separators between are one run.
+    private(set) var languages: [LanguageRun] = []
+    /// The language of the last run marked, nil for the book's own: a run of the same language
+    /// right after it extends it.
+    private var lastLanguage: String??
     private var pendingAnchors: [String] = []
     private var latestAnchor: String?
     private var pendingSeparator: Separator = .none
@@ -107,6 +113,21 @@ struct SpeakableTextBuilder {
             scalars.append(scalar)
         }
         return runStart.map { $0..<scalars.count }
+    }
+
+    /// Says which language `run` (what `append` returned) is in: nil for the book's own.
+    ///
+    ///     let run = builder.append("carpe diem", origin: origin)
+    ///     builder.markLanguage(run, "la")      // languages: [9..<19 "la"]
+    mutating func markLanguage(_ run: Range<Int>?, _ language: String?) {
+        guard let run else { return }
+        defer { lastLanguage = .some(language) }
+        guard let language else { return }
+        if lastLanguage == .some(language), let last = languages.indices.last, languages[last].range.upperBound <= run.lowerBound {
+            languages[last].range = languages[last].range.lowerBound..<run.upperBound
+        } else {
+            languages.append(LanguageRun(range: run, language: language))
+        }
     }
 
     /// Ends the current block: closes its segment and makes sure the next text starts after at

@@ -146,16 +146,18 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         var document = DocumentText(
             path: path, scalars: builder.scalars, segments: builder.segments, anchors: builder.anchors,
             headings: headings, title: title, isComplete: !stopped, markup: recorder?.markup)
+        document.languages = builder.languages
         document.links = (outboundLinks, linkedScalars)
         var notesText: NotesText?
         var movedOffset: (Int) -> Int = { $0 }
         if noteBuilder.hasText {
             noteBuilder.finish()
             noteRecorder?.finish(at: noteBuilder.nextTextOffset)
-            let (text, moved) = AddressBrackets.removedMovingOffsets(from: DocumentText(
+            var notes = DocumentText(
                 path: path + Self.notesPathSuffix, scalars: noteBuilder.scalars, segments: noteBuilder.segments,
-                anchors: [:], headings: [],
-                title: nil, markup: noteRecorder?.markup))
+                anchors: [:], headings: [], title: nil, markup: noteRecorder?.markup)
+            notes.languages = noteBuilder.languages
+            let (text, moved) = AddressBrackets.removedMovingOffsets(from: notes)
             notesText = NotesText(text)
             movedOffset = moved
         }
@@ -235,6 +237,8 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         var keepsHiddenText: (id: String, text: String)?
         /// A link to another document of the book (counted for `DocumentText.linkedScalars`).
         var linksOut = false
+        /// The language of the text inside, from the nearest `xml:lang` or `lang`.
+        var language: String?
     }
 
     /// Text held back inside a `<sup>` or a fragment link until its end shows whether it is a
@@ -336,6 +340,8 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         frames[frames.count - 1].childCounts[name] = siblingIndex
         var frame = Frame(name: name, pathComponent: siblingIndex == 1 && frames.count == 1
                           ? name : "\(name)[\(siblingIndex)]")
+        frame.language = OutputElement.languageTag(attributes["xml:lang"] ?? attributes["lang"])
+            ?? frames[frames.count - 1].language
         if let id = attributes["id"] ?? attributes["xml:id"] ?? (name == "a" ? attributes["name"] : nil) {
             builder.markAnchor(id)
             if recorder != nil, options.targetedIDs.contains(id) { recorder?.markAnchor(id) }
@@ -538,8 +544,10 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             capture?.text += text
             return
         }
+        let language = frames[frames.count - 1].language
         guard preDepth > 0, text.contains("\n") else {
             let run = builder.append(text, origin: origin)
+            builder.markLanguage(run, language)
             if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
             if outboundLinkDepth > 0, divertDepth == 0 { linkedScalars += run?.count ?? 0 }
             return
@@ -548,6 +556,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         for (index, line) in lines.enumerated() {
             if index > 0 { endBlock(.line) }
             let run = builder.append(String(line), origin: origin)
+            builder.markLanguage(run, language)
             if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
             if outboundLinkDepth > 0, divertDepth == 0 { linkedScalars += run?.count ?? 0 }
         }
@@ -764,12 +773,14 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     private func speakImage(_ alternative: String, description: String?) {
         endBlock(.paragraph)
         softBreak = nil
-        builder.append(options.labels.image, origin: origin)
+        builder.markLanguage(builder.append(options.labels.image, origin: origin), nil)
         let run = builder.append(" " + alternative, origin: origin)
+        builder.markLanguage(run, frames[frames.count - 1].language)
         if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
         if let description {
             endBlock(.line)
             let described = builder.append(description, origin: origin)
+            builder.markLanguage(described, frames[frames.count - 1].language)
             if recorder != nil { recorder?.spoken(described, in: builder.scalars) }
         }
         endBlock(.paragraph)
