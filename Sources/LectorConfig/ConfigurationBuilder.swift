@@ -10,11 +10,12 @@ struct ConfigurationBuilder {
     /// "section\nkey" (normalized tag for [voices]) -> where it was first set, and how it was written.
     private var keyLines: [String: (line: Int, written: String)] = [:]
 
-    static let sections = ["speech", "voices", "audio", "notifications"]
+    static let sections = ["speech", "voices", "audio", "notifications", "books"]
     static let keys: [String: [String]] = [
         "speech": ["rate", "pitch", "volume"],
         "audio": ["duck-level", "duck-ramp-ms", "volume-floor", "auto-resume-timeout-minutes"],
         "notifications": ["enabled", "allow", "read-body", "quiet-hours"],
+        "books": ["notes", "images"],
     ]
 
     init(file: String) { self.file = file }
@@ -117,6 +118,9 @@ struct ConfigurationBuilder {
         case ("notifications", "allow"): configuration.notifications.allow = try checker.names(value)
         case ("notifications", "quiet-hours"): configuration.notifications.quietHours = try checker.quietHours(value)
 
+        case ("books", "notes"): configuration.books.notes = try checker.choice(value, Configuration.Books.Notes.self)
+        case ("books", "images"): configuration.books.images = try checker.choice(value, Configuration.Books.Images.self)
+
         default:
             let known = Self.keys[section] ?? []
             throw ConfigError(file: file, line: line, reason: "unknown key \(displayKey(key)) in [\(section)] (known keys: "
@@ -203,6 +207,20 @@ private struct ValueChecker {
             throw fail("the voice for \(displayKey(key)) must not contain spaces: \(value.written) (espeak-ng voice names look like \"en-gb\")")
         }
         return name
+    }
+
+    /// One of the enumeration's raw values: `notes = "end-of-chapter"`.
+    func choice<Choice: RawRepresentable & CaseIterable>(_ value: ConfigValue, _: Choice.Type) throws -> Choice
+        where Choice.RawValue == String {
+        let allowed = Choice.allCases.map { "\"\($0.rawValue)\"" }
+        let list = allowed.dropLast().joined(separator: ", ") + " or " + (allowed.last ?? "")
+        guard case .string(let text) = value else {
+            throw fail("\(key) must be \(list), not \(value.kind)")
+        }
+        guard let choice = Choice(rawValue: text) else {
+            throw fail("\(key) must be \(list), not \(value.written)")
+        }
+        return choice
     }
 
     func quietHours(_ value: ConfigValue) throws -> QuietHours? {
