@@ -11,10 +11,11 @@ enum ContentsPage {
     static let minimumLinkedShare = 0.6
     /// Larger documents are not looked at when a book is opened (a contents page is small).
     static let maximumSize: UInt64 = 128 << 10
-    /// How many documents from the start of the reading order are looked at.
+    /// At most how many documents from the start of the reading order are looked at (the front
+    /// matter ends at the first large one without links).
     static let leadingDocuments = 4
     /// How much of each is inflated to count its links before it is parsed.
-    static let lookedAtBytes = 16 << 10
+    static let lookedAtBytes = 8 << 10
 
     static func isContentsPage(_ document: DocumentText) -> Bool {
         guard document.links.count >= minimumLinks, !document.isEmpty else { return false }

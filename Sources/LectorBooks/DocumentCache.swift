@@ -3,7 +3,8 @@ import Foundation
 /// The few most recently parsed documents, so loading chapter after chapter of a book that keeps
 /// many chapters in one XHTML file parses that file once, not once per chapter. Small documents
 /// (title pages, part pages: under `smallScalars` of text) do not count against `capacity`, up to
-/// `maximumSmall` of them: opening looks at each of them twice (empty? only a title?).
+/// `maximumSmall` of them (a quarter of a megabyte at most): opening looks at each of them twice
+/// (empty? only a title?).
 ///
 /// A request may ask for a document only as far as an anchor. The first two such requests for a
 /// document parse just that far (opening the book needs the text before chapter 1's anchor,
@@ -19,8 +20,10 @@ final class DocumentCache: @unchecked Sendable {
     private var documents: [(path: String, text: DocumentText)] = []
     private var partialParses: [String: Int] = [:]
     static let partialParsesPerDocument = 2
-    static let smallScalars = 16 << 10
-    static let maximumSmall = 256
+    /// Title and part pages: a few hundred scalars. A book's chapters are larger and are not
+    /// kept beyond `capacity` (the daemon reads them all in the background).
+    static let smallScalars = 4 << 10
+    static let maximumSmall = 64
     private let lock = NSLock()
 
     init(capacity: Int = 4) {

@@ -229,9 +229,10 @@ struct EPUBChapterSource: ChapterSource {
     func titleOnly(chapter index: Int) throws(BookError) -> TitleOnly {
         guard chapters.indices.contains(index + 1) else { return .no }
         let start = chapters[index].start, next = chapters[index + 1].start
+        let anchorHere = next.spineIndex == start.spineIndex ? next.fragment : nil
         let path = readingOrder[start.spineIndex]
         let isSmall = (archive.declaredSize(of: path) ?? .max) <= EPUBOpener.smallDocumentSize
-        let anchorHere = next.spineIndex == start.spineIndex ? next.fragment : nil
+        guard isSmall || anchorHere != nil else { return .no }
         let document: DocumentText
         if isSmall {
             document = try self.document(at: start.spineIndex)

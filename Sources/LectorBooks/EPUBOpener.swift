@@ -290,19 +290,23 @@ enum EPUBOpener {
         return largest * 2 > documents ? largest : nil
     }
 
-    /// The book's own contents pages among the first documents of the reading order and the one
-    /// the guide names (`ContentsPage`); never every document.
+    /// The book's own contents pages among the front matter (the first documents of the reading
+    /// order, up to the first one with text and no links: a chapter) and the one the guide names
+    /// (`ContentsPage`); never every document.
     private static func contentsPages(_ order: [String], package: PackageDocument,
                                       source: EPUBChapterSource) throws(BookError) -> Set<String> {
-        var candidates = Array(order.prefix(ContentsPage.leadingDocuments))
-        if let guide = package.guideTOCPath, order.contains(guide), !candidates.contains(guide) { candidates.append(guide) }
         var found: Set<String> = []
-        for path in candidates {
-            guard (source.archive.declaredSize(of: path) ?? .max) <= ContentsPage.maximumSize,
-                  ContentsPage.mayBeContentsPage(try source.archive.prefix(at: path, count: ContentsPage.lookedAtBytes)),
-                  ContentsPage.isContentsPage(try source.document(path, through: nil)) else { continue }
-            found.insert(path)
+        func check(_ path: String) throws(BookError) -> Bool {
+            let size = source.archive.declaredSize(of: path) ?? .max
+            guard size <= ContentsPage.maximumSize else { return false }
+            guard ContentsPage.mayBeContentsPage(try source.archive.prefix(at: path, count: ContentsPage.lookedAtBytes)) else {
+                return size <= smallDocumentSize   // a title page: look further; a chapter: stop
+            }
+            if ContentsPage.isContentsPage(try source.document(path, through: nil)) { found.insert(path) }
+            return true
         }
+        for path in order.prefix(ContentsPage.leadingDocuments) where try !check(path) { break }
+        if let guide = package.guideTOCPath, order.contains(guide), !found.contains(guide) { _ = try check(guide) }
         return found.count == order.count ? [] : found
     }
 

@@ -18,6 +18,8 @@ enum TOCLinkRepair {
     static func repaired(_ entries: [TOCEntry], readingOrder: [String], packagePath: String,
                          exists: (String) -> Bool) -> (entries: [TOCEntry], warnings: [String]) {
         let read = Set(readingOrder)
+        // Most books need nothing: no file-name index then.
+        guard entries.contains(where: { !read.contains($0.path) && !exists($0.path) }) else { return (entries, []) }
         var byName: [String: [String]] = [:]
         var byStem: [String: [String]] = [:]
         for path in readingOrder {
