@@ -23,6 +23,7 @@ extension EPUBChapterSource {
             var rest = piece
             for placement in piece.document.notes.placements
             where placement.offset > lower && placement.offset <= upper || (placement.offset == 0 && lower == 0) {
+                guard placement.offset >= rest.range.lowerBound else { continue }   // in document order, always
                 guard var note = try notePiece(placement.note, in: piece.document, reading: reading),
                       read.insert(note.key).inserted else { continue }
                 note.piece.lead = baseOptions.labels.note

@@ -158,7 +158,8 @@ struct SpeakableTextBuilder {
 
     /// `range` without the separators around it.
     func trimmed(_ range: Range<Int>) -> Range<Int> {
-        var lower = max(0, range.lowerBound), upper = min(scalars.count, range.upperBound)
+        var lower = min(max(0, range.lowerBound), scalars.count)
+        var upper = max(lower, min(scalars.count, range.upperBound))
         while lower < upper, scalars[lower].properties.isWhitespace { lower += 1 }
         while upper > lower, scalars[upper - 1].properties.isWhitespace { upper -= 1 }
         return lower..<upper

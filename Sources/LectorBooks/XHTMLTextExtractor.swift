@@ -723,7 +723,8 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     private func endMovedNote(_ note: (index: Int, id: String?, start: Int)) {
         flushPendingImage()
         builder.endBlock(.paragraph)
-        let range = builder.trimmed(note.start..<builder.scalars.count)
+        // `start` was where the note's first scalar would land: past the end when it had none.
+        let range = builder.trimmed(min(note.start, builder.scalars.count)..<builder.scalars.count)
         swapNoteBuffers()
         divertDepth -= 1
         softBreak = softBreakBeforeNote

@@ -147,6 +147,27 @@ final class NotesTests: XCTestCase {
                        "a note nothing refers to is read where it stands: never lost")
     }
 
+    /// A note with no text after one with text (found by the fuzzer: the empty note's start lay
+    /// past the end of the notes' text) is no note; sloppy markup around notes is read leniently.
+    func testEmptyNotesAndNotesInBrokenMarkupAreSafe() throws {
+        let book = try outline([("c1", """
+            <p>Text<a epub:type="noteref" href="#n1">1</a><a epub:type="noteref" href="#n2">2</a>.</p>
+            <aside epub:type="footnote" id="n1"><p>One.</p></aside>
+            <aside epub:type="footnote" id="n2"></aside><aside epub:type="footnote" id="n3"><p> </p></aside>
+            """)])
+        XCTAssertEqual(try book.loadChapter(0).text, "Text.\n\nNote: One.")
+        var broken = PatternBook(directory)
+        broken.entries = [("OEBPS/c2.xhtml", Data("""
+            <html><body><p>A<sup><a href="#n1">1</a></sup></p><aside epub:type="footnote" id="n1"><p>Note</aside>\
+            <aside epub:type="footnote"></p><p>Unclosed <b>note</aside><pre>a\nb</pre></body>
+            """.utf8))]
+        broken.extraManifest = #"<item id="c2" href="c2.xhtml" media-type="application/xhtml+xml"/>"#
+        let outline = try broken.open([("c1", "<p>First.</p>")], toc: [("c1.xhtml", "One"), ("c2.xhtml", "Two")],
+                                      name: "broken.epub")
+        XCTAssertEqual(outline.chapters.count, 1, "c2 is not in the spine")
+        _ = try outline.loadBook()
+    }
+
     /// The label is the book's language's.
     func testTheLabelSpeaksTheBooksLanguage() throws {
         var book = PatternBook(directory)
