@@ -381,8 +381,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
            MarkupElement.semanticTypes(attributes).contains(where: Self.referenceTypes.contains) {
             notes.reference(href, in: path)   // an annoref: its words are read, its note after the paragraph
         }
-        if name == "a", let href = attributes["href"], case .inside(let target, _) = ArchivePath.resolve(href, from: path),
-           target != path {
+        if name == "a", let href = attributes["href"], Self.linksToAnotherDocument(href) {
             frame.linksOut = true
             outboundLinkDepth += 1
             if divertDepth == 0 { outboundLinks += 1 }
@@ -785,6 +784,22 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             if recorder != nil { recorder?.spoken(described, in: builder.scalars) }
         }
         endBlock(.paragraph)
+    }
+
+    /// `chapter2.xhtml`, `../Text/c3.xhtml#p4`: a link to another document of the book, told from
+    /// the href alone (resolving every link of a long contents page cost milliseconds). Fragments
+    /// (`#n3`) stay in the document; anything with a scheme (`http:`, `mailto:`) leaves the book.
+    static func linksToAnotherDocument(_ href: String) -> Bool {
+        var sawPath = false
+        for byte in href.utf8 {
+            switch byte {
+            case UInt8(ascii: "#"), UInt8(ascii: "?"): return sawPath
+            case UInt8(ascii: ":"): return false
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): continue
+            default: sawPath = true
+            }
+        }
+        return sawPath
     }
 
     /// `<p class="chapter-title">`, `<div epub:type="title">`: a title in an ordinary block.
