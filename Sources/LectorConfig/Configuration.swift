@@ -18,6 +18,8 @@ public struct Configuration: Equatable, Sendable {
     public var notifications = Notifications()
     /// `[narration]`: what media keys do to a book, and rewinding on resume.
     public var narration = Narration()
+    /// `[books]`: how books are read beyond their words: notes, images.
+    public var books = Books()
 
     public init() {}
 
@@ -103,6 +105,29 @@ public struct Configuration: Equatable, Sendable {
         public var readBody = false
         /// `quiet-hours`: when no notification is read; nil (`""` in the file) for never.
         public var quietHours: QuietHours?
+
+        public init() {}
+    }
+
+    public struct Books: Equatable, Sendable {
+        /// `notes`: where footnotes and endnotes are read.
+        public enum Notes: String, Equatable, Sendable, CaseIterable {
+            /// After the paragraph that refers to each, introduced as a note.
+            case afterParagraph = "after-paragraph"
+            /// At the end of the chapter, in the order of reference.
+            case endOfChapter = "end-of-chapter"
+            /// Not read (only where the table of contents lists them).
+            case skip
+        }
+
+        /// `images`: whether images with a text alternative are read.
+        public enum Images: String, Equatable, Sendable, CaseIterable {
+            case read
+            case skip
+        }
+
+        public var notes = Notes.afterParagraph
+        public var images = Images.read
 
         public init() {}
     }

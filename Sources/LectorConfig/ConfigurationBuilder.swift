@@ -10,12 +10,13 @@ struct ConfigurationBuilder {
     /// "section\nkey" (normalized tag for [voices]) -> where it was first set, and how it was written.
     private var keyLines: [String: (line: Int, written: String)] = [:]
 
-    static let sections = ["speech", "voices", "audio", "notifications", "narration"]
+    static let sections = ["speech", "voices", "audio", "notifications", "narration", "books"]
     static let keys: [String: [String]] = [
         "speech": ["rate", "pitch", "volume"],
         "audio": ["duck-level", "duck-ramp-ms", "volume-floor", "auto-resume-timeout-minutes"],
         "notifications": ["enabled", "allow", "read-body", "quiet-hours"],
         "narration": ["next-previous", "skip-forward-seconds", "skip-back-seconds", "rewind-after-pause-seconds", "rewind-seconds"],
+        "books": ["notes", "images"],
     ]
 
     init(file: String) { self.file = file }
@@ -129,6 +130,8 @@ struct ConfigurationBuilder {
                 try checker.integer(value, Configuration.Narration.rewindAfterPauseSecondsRange)
         case ("narration", "rewind-seconds"):
             configuration.narration.rewindSeconds = try checker.integer(value, Configuration.Narration.rewindSecondsRange)
+        case ("books", "notes"): configuration.books.notes = try checker.choice(value, Configuration.Books.Notes.self)
+        case ("books", "images"): configuration.books.images = try checker.choice(value, Configuration.Books.Images.self)
 
         default:
             let known = Self.keys[section] ?? []
@@ -218,12 +221,17 @@ private struct ValueChecker {
         return name
     }
 
-    /// One of a fixed set of strings, e.g. `next-previous = "skip"`.
-    func choice<Choice: RawRepresentable & CaseIterable>(_ value: ConfigValue, _ type: Choice.Type) throws -> Choice
-    where Choice.RawValue == String {
-        let names = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
-        guard case .string(let text) = value else { throw fail("\(key) must be \(names), not \(value.kind)") }
-        guard let choice = Choice(rawValue: text) else { throw fail("\(key) must be \(names), not \(value.written)") }
+    /// One of the enumeration's raw values: `notes = "end-of-chapter"`.
+    func choice<Choice: RawRepresentable & CaseIterable>(_ value: ConfigValue, _: Choice.Type) throws -> Choice
+        where Choice.RawValue == String {
+        let allowed = Choice.allCases.map { "\"\($0.rawValue)\"" }
+        let list = allowed.dropLast().joined(separator: ", ") + " or " + (allowed.last ?? "")
+        guard case .string(let text) = value else {
+            throw fail("\(key) must be \(list), not \(value.kind)")
+        }
+        guard let choice = Choice(rawValue: text) else {
+            throw fail("\(key) must be \(list), not \(value.written)")
+        }
         return choice
     }
 

@@ -72,6 +72,8 @@ final class Library {
     /// The open book's outline: the read-along page's markup and images are read from it, on
     /// `pageQueue` so a page never waits behind the background parse of the other chapters.
     private var outline: BookOutline?
+    /// Voices chosen for passages in other languages in the open book (nil: the book's voice).
+    private var passageVoices: [String: Voice?] = [:]
     private let pageQueue = DispatchQueue(label: "io.github.lector.page")
 
     /// Who waits for the book being opened as a resume, and whether any of them asked to play.
@@ -268,6 +270,7 @@ final class Library {
         let latest = latestOpen
         let store = bookmarks
         let covers = Self.coverDirectory()
+        let reading = Self.readingOptions(configuration.books)
         saveBookmark()   // re-opening the book being read must find where it is now
         let pendingSaves = bookmarkQueue
         openQueue.async {
@@ -275,7 +278,8 @@ final class Library {
             // Replaced while it waited: not parsed at all (a burst of Opens costs one parse).
             let superseded = latest.get() != generation
             let result: Result<PreparedBook, Error> = superseded ? .failure(Superseded())
-                : Result { try PreparedBook.prepare(url: url, options: opening, bookmarks: store, covers: covers) }
+                : Result { try PreparedBook.prepare(url: url, options: opening, reading: reading, bookmarks: store,
+                                                    covers: covers) }
             LoopInbox.post { [weak self] in
                 guard let self else { return }
                 if self.parsing == generation { self.parsing = nil }
@@ -327,6 +331,9 @@ final class Library {
         forgottenIdentity = nil
         narrator.voice = voice(forBook: prepared.book.language, chosen: chosen.voice)
         narrator.setRate(chosen.rate ?? configuration.speech.rate)
+        passageVoices = [:]
+        let bookLanguage = prepared.book.language
+        narrator.voiceForPassage = { [weak self] language in self?.voice(forPassageIn: language, bookLanguage: bookLanguage) }
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)
         // At its very start there is nothing to rewind to; elsewhere, quiet since it was last heard.
         let atStart = prepared.startOffset == 0 && prepared.startChapter == 0
@@ -401,6 +408,39 @@ final class Library {
         }
     }
 
+    /// `[books]` of the configuration as the book reader takes it; it applies to books opened from then on.
+    static func readingOptions(_ books: Configuration.Books) -> BookReadingOptions {
+        let notes: BookReadingOptions.Notes
+        switch books.notes {
+        case .afterParagraph: notes = .afterParagraph
+        case .endOfChapter: notes = .endOfChapter
+        case .skip: notes = .skip
+        }
+        return BookReadingOptions(notes: notes, images: books.images == .read ? .read : .skip)
+    }
+
+    /// The voice of a passage the book marks as written in `language`: nil (the book's voice) when
+    /// it is the book's language (`en-GB` in an `en-US` book too) or no voice speaks it, with a
+    /// log line the first time each language is met in a book.
+    ///
+    ///     voice(forPassageIn: "la", bookLanguage: "en-US")    // espeak-ng's Latin voice
+    ///     voice(forPassageIn: "en", bookLanguage: "en-US")    // nil: the book's voice
+    func voice(forPassageIn language: String, bookLanguage: String?) -> Voice? {
+        if let known = passageVoices[language] { return known }
+        let primary = { (tag: String) in tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map { $0.lowercased() } }
+        var chosen: Voice?
+        if primary(language) != bookLanguage.flatMap(primary) {
+            if let configured = configuration.voice(forLanguage: language) {
+                chosen = try? catalog.resolve(language: language, voice: configured)
+            }
+            if chosen == nil { chosen = try? catalog.resolve(language: language, voice: nil) }
+            Journal.log(.info, chosen.map { "passages in \(language) are read with the voice \($0.name) (\($0.identifier))" }
+                        ?? "no voice speaks \(language): its passages are read with the book's voice")
+        }
+        passageVoices[language] = .some(chosen)
+        return chosen
+    }
+
     /// The book's language picks the voice; an unknown one falls back to the default, with a log line.
     func voice(forBookLanguage language: String?) -> Voice? {
         if let language, let configured = configuration.voice(forLanguage: language),
@@ -421,9 +461,11 @@ final class Library {
                 // Another book has replaced this one: stop parsing it.
                 guard latest.get() == generation else { break }
                 let text: String
+                var languages: [LanguageRun] = []
                 do {
                     let chapter = try reader.loadChapter(index)
                     text = chapter.text
+                    languages = chapter.languageRuns
                     for warning in chapter.warnings {
                         Journal.log(.notice, warning, fields: ["LECTOR_BOOK": reader.sourceURL.path])
                     }
@@ -436,7 +478,7 @@ final class Library {
                 LoopInbox.post { [weak self] in
                     guard let self else { return }
                     guard generation == self.latestBook.get() else { return }   // a newer book replaced it
-                    self.narrator.chapterLoaded(index, text: text)
+                    self.narrator.chapterLoaded(index, text: text, languages: languages)
                     self.onChapterLoaded?(index)
                     self.chapterArrived()
                 }
@@ -468,11 +510,11 @@ struct PreparedBook: @unchecked Sendable {
     /// The bookmark found (nil with `from-start`): rate, voice and when it was last heard.
     var bookmark: Bookmark?
 
-    static func prepare(url: URL, options: Library.OpenOptions, bookmarks: BookmarkStore,
-                        covers: URL) throws -> PreparedBook {
+    static func prepare(url: URL, options: Library.OpenOptions, reading: BookReadingOptions = .default,
+                        bookmarks: BookmarkStore, covers: URL) throws -> PreparedBook {
         let outline: BookOutline
         do {
-            outline = try BookReader.open(url)
+            outline = try BookReader.open(url, options: reading)
         } catch .pdf {
             throw LectorError(.unsupportedFormat, BookError.pdf(file: url).description)
         } catch {
@@ -507,10 +549,9 @@ struct PreparedBook: @unchecked Sendable {
         var book = OpenBook(identity: outline.identity, title: outline.title, authors: outline.authors,
                             language: outline.language, url: url, coverURL: nil, chapterTitles: titles)
         book.chapterDepths = outline.chapters.map(\.depth)
-        func load(_ index: Int) throws -> (text: String, warnings: [String]) {
+        func load(_ index: Int) throws -> Chapter {
             do {
-                let chapter = try reader.loadChapter(index)
-                return (chapter.text, chapter.warnings)
+                return try reader.loadChapter(index)
             } catch {
                 throw LectorError(.badBook, "\(error)")
             }
@@ -526,6 +567,7 @@ struct PreparedBook: @unchecked Sendable {
         let warnings = outline.warnings + first.warnings
         if !warnings.isEmpty { note = ([note].compactMap { $0 } + warnings).joined(separator: "; ") }
         book.chapterTexts[start.chapter] = first.text
+        book.chapterLanguages[start.chapter] = first.languageRuns
         if outline.hasCover, let cover = try? outline.loadCover() {
             let file = covers.appendingPathComponent(StableHash.hex(outline.identity) + "." + cover.fileExtension)
             if !FileManager.default.fileExists(atPath: file.path) {

@@ -55,7 +55,10 @@ final class Narrator {
 
     private(set) var book: OpenBook?
     private(set) var state = PlayerState()
+    /// The book's voice.
     var voice: Voice?
+    /// The voice for a passage in another language (`Chapter.languageRuns`), nil for the book's.
+    var voiceForPassage: ((String) -> Voice?)?
     var stream: PlaybackStream? {
         willSet {
             guard newValue !== stream else { return }
@@ -83,6 +86,8 @@ final class Narrator {
     private var synthesis: Synthesis?
     private(set) var clock = ChapterClock(scalarCount: 0)
     private var segmenter = TextSegmenter("")
+    /// The chapter's passages in other languages: segments end where the language changes.
+    private var languages = LanguageRuns()
     /// Where synthesis continues in the chapter.
     private var nextOffset = 0
     /// Stream frame at which the current run's audio starts.
@@ -199,8 +204,9 @@ final class Narrator {
     }
 
     /// The background parser delivered a chapter's text.
-    func chapterLoaded(_ index: Int, text: String) {
+    func chapterLoaded(_ index: Int, text: String, languages: [LanguageRun] = []) {
         book?.chapterTexts[index] = text
+        book?.chapterLanguages[index] = languages
         if let pending = pendingJump, pending.chapter == index {
             pendingJump = nil
             jump(toChapter: index, offset: pending.offset, time: pending.time, announceSeek: pending.offset > 0)
@@ -237,6 +243,7 @@ final class Narrator {
         let key = "\(book.identity)#\(chapter)"
         if key != segmenterKey {
             segmenter = TextSegmenter(text)
+            languages = LanguageRuns(book.chapterLanguages[chapter] ?? [])
             segmenterKey = key
         }
         clock = ChapterClock(scalarCount: segmenter.count, scalarsPerSecond: learnedSpeed)
@@ -391,8 +398,19 @@ final class Narrator {
         let heard = stream.currentHeardFrame()
         guard stream.endFrame - heard < Self.aheadSeconds * Int64(stream.sampleRate) else { return }
         while nextOffset < segmenter.count {
-            let range = segmenter.segment(from: nextOffset)
-            guard var request = try? SpeechRequest(text: segmenter.text(range)) else {
+            var range = segmenter.segment(from: nextOffset)
+            // A passage in another language is a segment of its own, in that language's voice.
+            let speaker = speaker(at: nextOffset)
+            var after = nextOffset
+            while let change = languages.nextChange(after: after), change < range.upperBound {
+                if self.speaker(at: change)?.identifier != speaker?.identifier {
+                    range = nextOffset..<change
+                    break
+                }
+                after = change
+            }
+            let text = EngineText.render(segmenter.scalars[range], endsPhrase: segmenter.isPhraseEnd(range))
+            guard var request = try? SpeechRequest(text: text) else {
                 nextOffset = range.upperBound     // only spaces
                 continue
             }
@@ -400,7 +418,7 @@ final class Narrator {
             let job = allocateJob()
             synthesis = Synthesis(job: job, range: range,
                                   trimmer: LeadingSilenceTrimmer(enabled: nextOffset == clock.runStartOffset))
-            engine.synthesize(id: job, request: request, voice: voice)
+            engine.synthesize(id: job, request: request, voice: speaker ?? voice)
             return
         }
         if !chapterEndScheduled {
@@ -408,6 +426,11 @@ final class Narrator {
             schedule.add(.chapterEnd, at: stream.endFrame)
             rescheduleHeard()
         }
+    }
+
+    /// Who reads the text at `offset`: the voice of its passage's language, or the book's.
+    private func speaker(at offset: Int) -> Voice? {
+        languages.language(at: offset).flatMap { voiceForPassage?($0) } ?? voice
     }
 
     func handle(_ output: SynthesisOutput) {

@@ -32,6 +32,24 @@ final class TextSegmenterTests: XCTestCase {
         XCTAssertEqual(unbroken.segment(from: 0), 0..<32)
     }
 
+    func testLongRunsOfLinesAreCutAtALineBreak() {
+        let text = (1...20).map { "line number \($0)" }.joined(separator: "\n")
+        let segmenter = TextSegmenter(text, maximumLength: 64)
+        let first = segmenter.segment(from: 0)
+        XCTAssertLessThanOrEqual(first.count, 64)
+        XCTAssertEqual(segmenter.text(first).last, "\n", "cut after a whole line, not mid-line")
+        XCTAssertFalse(segmenter.isPhraseEnd(first), "no sentence ends there")
+    }
+
+    func testPhraseEnds() {
+        let segmenter = TextSegmenter("One. Two three\n\nFour five, six")
+        XCTAssertTrue(segmenter.isPhraseEnd(0..<5), "a sentence end")
+        XCTAssertFalse(segmenter.isPhraseEnd(5..<9), "mid-sentence")
+        XCTAssertTrue(segmenter.isPhraseEnd(5..<16), "a paragraph break")
+        XCTAssertFalse(segmenter.isPhraseEnd(16..<26), "a comma")
+        XCTAssertTrue(segmenter.isPhraseEnd(16..<30), "the end of the text")
+    }
+
     func testChineseSentences() {
         let segmenter = TextSegmenter("你好世界。今天天气很好！")
         XCTAssertEqual(segmenter.text(segmenter.segment(from: 0)), "你好世界。")
