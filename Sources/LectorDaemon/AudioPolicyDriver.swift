@@ -25,6 +25,8 @@ final class AudioPolicyDriver {
     var onPausedBecauseChanged: (() -> Void)?
 
     var interruptions = InterruptionTracker()
+    /// Whether the last action found a call on: its start and end are logged once each.
+    private var callLogged = false
     var duckPolicy = DuckPolicy()
     var duckBook = DuckBook()
     /// Volumes still to set, per stream: one step per ramp tick.
@@ -179,6 +181,10 @@ final class AudioPolicyDriver {
             Journal.log(.notice, "the call ended: resuming narration")
             pauseReason = nil
             narrator.play()
+        }
+        if interruptions.isInterrupted != callLogged {
+            callLogged = interruptions.isInterrupted
+            Journal.log(.info, callLogged ? "a call is on: announcements below important wait for it" : "no call any more")
         }
         announcer.startNext()   // announcements held during the call may go now
     }

@@ -85,6 +85,19 @@ public final class MonitorRecording: @unchecked Sendable {
         }
     }
 
+    /// For claims that nothing is heard ("not read aloud while off"): watches from `after` until
+    /// `after + duration` and is false the moment a sound appears, so a failure shows at once and a
+    /// pass has watched the whole window rather than slept through it.
+    ///
+    /// ```swift
+    /// XCTAssertTrue(recording.staysSilent(after: sent, for: 1.5), "read aloud although off")
+    /// ```
+    public func staysSilent(after: Date, for duration: TimeInterval, threshold: Int16 = 500) -> Bool {
+        let end = after.addingTimeInterval(duration)
+        return waitForSound(after: after, timeout: max(0, end.timeIntervalSinceNow), threshold: threshold)
+            .map { $0 > end } ?? true
+    }
+
     /// Blocks until the newest `quiet` seconds of recorded samples are all at or below `threshold`.
     /// Returns immediately if that is already so (including when nothing has played yet); false on timeout.
     public func waitForSilence(quiet: TimeInterval = 0.3, timeout: TimeInterval = 10, threshold: Int16 = 500) -> Bool {

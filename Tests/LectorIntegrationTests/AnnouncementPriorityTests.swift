@@ -98,7 +98,8 @@ final class AnnouncementPriorityTests: XCTestCase {
             return all.isSubset(of: finished)
         }
         XCTAssertTrue(done, "not every id finished: \(lifecycle())\(lector.context)", file: file, line: line)
-        Thread.sleep(forTimeInterval: 0.5)
+        // The last words reach the monitor after SpeechFinished: heard-time checks need them recorded.
+        XCTAssertTrue(lector.recording.waitForSilence(quiet: 0.3, timeout: 5), "still sounding after every id finished", file: file, line: line)
     }
 
     /// Seconds of sound on the monitor between id's SpeechStarted and SpeechFinished.
@@ -411,7 +412,7 @@ final class AnnouncementPriorityTests: XCTestCase {
         assertHeard([importantID])
 
         // The bucket refills: a second and a half later the sender may speak again.
-        Thread.sleep(forTimeInterval: 1.5)
+        Thread.sleep(forTimeInterval: 1.5)   // scenario time: the sender's bucket refills
         let later = try flood.speak("Later.", ["priority": .string("message")])
         names[try XCTUnwrap(later.id, "still limited after 1.5 s: \(later)")] = "L"
 

@@ -150,7 +150,7 @@ final class SoundServerRestartTests: XCTestCase {
         // One second without a sink, measured: CPU time used and stream reopen attempts logged.
         let logBefore = lector.daemon.standardError.components(separatedBy: "stream failed").count
         let cpuBefore = try XCTUnwrap(Self.cpuSeconds(of: lector.daemon.pid))
-        Thread.sleep(forTimeInterval: 1)
+        Thread.sleep(forTimeInterval: 1)   // the measuring window
         let cpu = try XCTUnwrap(Self.cpuSeconds(of: lector.daemon.pid)) - cpuBefore
         let attempts = lector.daemon.standardError.components(separatedBy: "stream failed").count - logBefore
         XCTAssertLessThan(cpu, 0.2, "the daemon used \(cpu) s of CPU in 1 s without a sink (\(attempts) stream attempts)")

@@ -20,7 +20,7 @@ final class DailyLoopBadInputTests: XCTestCase {
         try fixture.openAndHear(river)
         XCTAssertEqual(try fixture.cli("rate", "1.3").status, 0)
         XCTAssertEqual(try fixture.cli("sleep", "20m").status, 0)
-        Thread.sleep(forTimeInterval: 1)
+        try fixture.playOn(1)
         let track = try fixture.trackID()
 
         func cli(_ arguments: [String], _ status: Int32, _ words: String, file: StaticString = #filePath, line: UInt = #line) throws {

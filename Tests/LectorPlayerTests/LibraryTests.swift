@@ -24,7 +24,7 @@ final class LibraryTests: XCTestCase {
         XCTAssertTrue(try poll(timeout: 10) { try fixture.position() > 3_000_000 }, fixture.context)
         XCTAssertTrue(try fixture.playerctl("pause").succeeded)
         try fixture.openAndHear(short)
-        Thread.sleep(forTimeInterval: 1)
+        try fixture.playOn(1)
         XCTAssertTrue(try fixture.playerctl("pause").succeeded)
 
         // Piped: tab-separated, most recently heard first, the open book marked.

@@ -21,7 +21,7 @@ final class NarrationTests: SharedDaemonTestCase {
     /// The loudest sample heard in the next `seconds`.
     private func peak(over seconds: TimeInterval) -> Int {
         let start = Date()
-        Thread.sleep(forTimeInterval: seconds)
+        Thread.sleep(forTimeInterval: seconds)   // the measuring window
         return fixture.recording.peakAmplitude(after: start)
     }
 

@@ -117,10 +117,9 @@ final class NarrationYieldTests: SharedDaemonTestCase {
         XCTAssertEqual(try fixture.playerctl("status").stdout.trimmingCharacters(in: .whitespacesAndNewlines), "Playing")
         XCTAssertEqual(try pausedBecause(), "announcement", fixture.context)
         let held = try fixture.position()
-        Thread.sleep(forTimeInterval: 0.6)
-        let stillHeld = try fixture.position()
-        XCTAssertEqual(Double(stillHeld), Double(held), accuracy: 100_000,
-                       "Position moved from \(held) to \(stillHeld) µs while narration held")
+        var stillHeld = held
+        XCTAssertTrue(try holds(for: 0.6) { stillHeld = try fixture.position(); return abs(stillHeld - held) <= 100_000 },
+                      "Position moved from \(held) to \(stillHeld) µs while narration held")
 
         let finished = try XCTUnwrap(speechSignal("SpeechFinished", id, timeout: 20), "announcement never finished\(fixture.context)")
         XCTAssertEqual(finished.arguments.last, "done", fixture.context)
@@ -191,8 +190,7 @@ final class NarrationYieldTests: SharedDaemonTestCase {
 
         // Narration stays paused: silence, no words, status and reason unchanged.
         let quietFrom = finished.receivedAt.addingTimeInterval(0.3)
-        Thread.sleep(until: quietFrom.addingTimeInterval(2))
-        XCTAssertNil(fixture.recording.firstSound(after: quietFrom), "narration was heard after the announcement\(fixture.context)")
+        XCTAssertTrue(fixture.recording.staysSilent(after: quietFrom, for: 2), "narration was heard after the announcement\(fixture.context)")
         XCTAssertTrue(narratorRanges(from: finished.receivedAt).isEmpty, "narration words after the announcement")
         XCTAssertEqual(try fixture.status(), "Paused")
         XCTAssertEqual(try pausedBecause(), "user")

@@ -143,6 +143,15 @@ final class PlayerFixture {
         return number.int64Value
     }
 
+    /// Lets narration go on until Position has moved `seconds` further (polling, at most 10 s
+    /// more): a test that needs some listening behind it waits for that, not for a fixed time.
+    func playOn(_ seconds: Double, file: StaticString = #filePath, line: UInt = #line) throws {
+        let from = try position()
+        let target = from + Int64(seconds * 1e6)
+        XCTAssertTrue(try poll(timeout: seconds + 10) { try position() >= target },
+                      "Position did not move \(seconds) s on from \(from) µs\(context)", file: file, line: line)
+    }
+
     /// Position read around `Date()`: the value and the middle of the call (busctl takes a few ms).
     func timedPosition() throws -> (microseconds: Int64, at: Date) {
         let before = Date()

@@ -64,12 +64,12 @@ final class RewindTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(resumed.offset, heard, "a short pause went back")
 
         // A long one (longer than the 1 s configured): the sentence 10 s earlier.
-        Thread.sleep(forTimeInterval: 2)
+        try fixture.playOn(2)
         paused = Date()
         XCTAssertTrue(try fixture.playerctl("pause").succeeded)
         let longAt = Double(try fixture.position()) / 1e6
         XCTAssertGreaterThan(longAt, Double(shortAt) / 1e6)
-        Thread.sleep(forTimeInterval: 1.5)
+        Thread.sleep(forTimeInterval: 1.5)   // scenario time, not a wait: a pause longer than the 1 s configured
         resumed = try play(fixture)
         let seeked = try XCTUnwrap(resumed.seeked, "no Seeked after a long pause\(fixture.context)")
         XCTAssertLessThanOrEqual(seeked, longAt - 10 + 0.5, "resumed \(longAt - seeked) s earlier, not 10 s or more")
@@ -88,7 +88,7 @@ final class RewindTests: XCTestCase {
         XCTAssertTrue(try poll(timeout: 30) { try fixture.position() >= 14_000_000 }, fixture.context)
         fixture.daemon.send(signal: SIGTERM)
         XCTAssertEqual(fixture.daemon.waitForExit(timeout: 10), 0, fixture.context)
-        Thread.sleep(forTimeInterval: 1.2)
+        Thread.sleep(forTimeInterval: 1.2)   // scenario time: stopped longer than the 1 s configured
         try fixture.startDaemon()
         XCTAssertTrue(try poll(timeout: 10) { try fixture.bool("CanPlay") }, fixture.context)
         // Position after a restart is estimated from the text (the speed is learned anew).
@@ -103,11 +103,11 @@ final class RewindTests: XCTestCase {
 
         // rewind-seconds = 0: never.
         try configure(fixture, "[narration]\nrewind-after-pause-seconds = 1\nrewind-seconds = 0\n")
-        Thread.sleep(forTimeInterval: 2)
+        try fixture.playOn(2)
         let since = Date()
         XCTAssertTrue(try fixture.playerctl("pause").succeeded)
         let heard = try XCTUnwrap(fixture.lastHeardOffset(since: since.addingTimeInterval(-5)))
-        Thread.sleep(forTimeInterval: 1.5)
+        Thread.sleep(forTimeInterval: 1.5)   // scenario time: a long pause
         resumed = try play(fixture)
         XCTAssertNil(resumed.seeked, "rewound with rewind-seconds = 0")
         XCTAssertGreaterThanOrEqual(resumed.offset, heard)

@@ -66,7 +66,7 @@ final class SkipTests: XCTestCase {
         defer { fixture.shutdown() }
         let book = try TextBooks.write(TextBooks.runOnChapters, named: "river.txt", in: fixture.session.directory)
         try fixture.openAndHear(book)
-        Thread.sleep(forTimeInterval: 1)
+        try fixture.playOn(1)
         let text = try chapterText(fixture, 0)
         for argument in ["+10s", "-4s", "+1m30s"] {
             let before = try seconds(fixture)

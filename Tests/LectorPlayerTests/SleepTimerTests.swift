@@ -32,7 +32,7 @@ final class SleepTimerTests: XCTestCase {
         try fixture.openAndHear(book)
         XCTAssertTrue(try poll(timeout: 5) { try fixture.narrationStream() != nil }, fixture.context)
         let fullVolume = try XCTUnwrap(try narrationVolume(fixture))
-        Thread.sleep(forTimeInterval: 1)
+        try fixture.playOn(1)
 
         let setAt = Date()
         let set = try fixture.cli("sleep", "8s")
@@ -46,9 +46,9 @@ final class SleepTimerTests: XCTestCase {
         XCTAssertTrue(status.stdout.contains("Sleep:    0:0"), "lector status shows the timer: \(status)")
 
         // Half way: narration's own volume is lower, nobody else's moved.
-        Thread.sleep(until: setAt.addingTimeInterval(4))
-        let halfway = try XCTUnwrap(try narrationVolume(fixture), fixture.context)
-        XCTAssertLessThan(halfway.max() ?? 0, fullVolume.max()! * 3 / 4, "narration stream volume mid-fade: \(halfway)")
+        var halfway: [UInt32] = []
+        XCTAssertTrue(try poll(timeout: 6) { halfway = try narrationVolume(fixture) ?? []; return (halfway.max() ?? .max) < fullVolume.max()! * 3 / 4 },
+                      "narration stream volume mid-fade: \(halfway)\(fixture.context)")
         XCTAssertEqual(try fixture.session.playbackStreams(named: "OtherPlayer").first?.volume, other.volume, "another app was touched")
         XCTAssertEqual(try fixture.session.sinkInfos().map { [$0.name: $0.volume] }, sinksBefore, "a sink volume was touched")
 
@@ -81,9 +81,8 @@ final class SleepTimerTests: XCTestCase {
         let played = Date()
         XCTAssertTrue(try fixture.playerctl("play").succeeded)
         XCTAssertNotNil(fixture.sound(after: played, timeout: 3), fixture.context)
-        Thread.sleep(forTimeInterval: 1.5)
-        XCTAssertGreaterThan(fixture.recording.peakAmplitude(from: played.addingTimeInterval(0.3), to: Date()), early / 2,
-                             "full loudness after the timer")
+        XCTAssertTrue(poll(timeout: 3) { fixture.recording.peakAmplitude(from: played.addingTimeInterval(0.3), to: Date()) > early / 2 },
+                      "not at full loudness after the timer\(fixture.context)")
     }
 
     func testAnActionWhileFadingBringsTheVolumeBackTheTimerStillEndsAndANewOneReplacesIt() throws {
@@ -96,8 +95,7 @@ final class SleepTimerTests: XCTestCase {
 
         let setAt = Date()
         XCTAssertEqual(try fixture.cli("sleep", "10s").status, 0)
-        Thread.sleep(until: setAt.addingTimeInterval(4))
-        XCTAssertLessThan(try narrationVolume(fixture)?.max() ?? .max, fullVolume.max()!, "fading")
+        XCTAssertTrue(try poll(timeout: 6) { (try narrationVolume(fixture)?.max() ?? .max) < fullVolume.max()! * 3 / 4 }, "not fading\(fixture.context)")
         XCTAssertTrue(try fixture.playerctl("position", "2+").succeeded)
         XCTAssertTrue(try poll(timeout: 2) { try narrationVolume(fixture) == fullVolume }, "a seek did not cancel the fade")
         XCTAssertEqual(try sleepTimer(fixture)["fading"] as? Bool, false)
@@ -110,8 +108,7 @@ final class SleepTimerTests: XCTestCase {
         // A new timer replaces the one fading: the volume comes back, the new time counts.
         XCTAssertTrue(try fixture.playerctl("play").succeeded)
         XCTAssertEqual(try fixture.cli("sleep", "9s").status, 0)
-        Thread.sleep(forTimeInterval: 3)
-        XCTAssertLessThan(try narrationVolume(fixture)?.max() ?? .max, fullVolume.max()!, "fading")
+        XCTAssertTrue(try poll(timeout: 5) { (try narrationVolume(fixture)?.max() ?? .max) < fullVolume.max()! }, "not fading\(fixture.context)")
         let replaced = try fixture.cli("sleep", "1h")
         XCTAssertEqual(replaced.status, 0, "\(replaced)")
         XCTAssertTrue(replaced.stdout.contains("Narration pauses in 1:00:00") || replaced.stdout.contains("Narration pauses in 59:5"), "\(replaced)")
@@ -122,8 +119,7 @@ final class SleepTimerTests: XCTestCase {
         // Pausing holds the count; off ends it.
         XCTAssertTrue(try fixture.playerctl("pause").succeeded)
         let held = (try sleepTimer(fixture)["remaining"] as? NSNumber)?.int64Value ?? 0
-        Thread.sleep(forTimeInterval: 1)
-        XCTAssertEqual((try sleepTimer(fixture)["remaining"] as? NSNumber)?.int64Value, held, "counted while paused")
+        XCTAssertTrue(try holds(for: 1) { (try sleepTimer(fixture)["remaining"] as? NSNumber)?.int64Value == held }, "counted while paused")
         let off = try fixture.cli("sleep", "off")
         XCTAssertEqual(off.status, 0)
         XCTAssertTrue(off.stdout.contains("No sleep timer"), "\(off)")
