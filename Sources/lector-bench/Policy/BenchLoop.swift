@@ -86,7 +86,7 @@ final class BenchLoop: @unchecked Sendable {
     /// environment) and returns once the mirror holds the server's first full picture.
     func start(timeout: TimeInterval = 10) throws {
         let ready = DispatchSemaphore(value: 0)
-        MainThreadWork.submit { [unowned self] in
+        MainThreadWork.submit { [self] in   // runs once; nothing keeps it
             do {
                 try MainActor.assumeIsolated { try self.setUp() }
             } catch {
@@ -102,14 +102,15 @@ final class BenchLoop: @unchecked Sendable {
         guard ready.wait(timeout: .now() + timeout) == .success else { throw BenchError("the benchmark's event loop did not start") }
         if let setupError { throw BenchError("setting up the benchmark's loop: \(setupError)") }
         // Synced, or the sound server could not be reached (SoundServer would retry every second).
-        let synced = try arm("the benchmark's sound-server mirror to list the server") { [unowned self] _ in
+        let synced = try arm("the benchmark's sound-server mirror to list the server") { [weak self] _ in
             MainActor.assumeIsolated {
+                guard let self else { return true }
                 if case .unavailable = self.soundServer.state { return true }
                 return self.mirror.isSynced
             }
         }
         try wait(synced, timeout: timeout)
-        let state = try sync { [unowned self] in MainActor.assumeIsolated { self.soundServer.state } }
+        let state = try sync { [self] in MainActor.assumeIsolated { self.soundServer.state } }
         if case .unavailable(let reason) = state { throw BenchError("cannot connect to the sound server: \(reason)") }
     }
 
@@ -119,10 +120,11 @@ final class BenchLoop: @unchecked Sendable {
         mirror = SoundServerMirror()
         if connectsBus { try setUpBus() }
         soundServer = try SoundServer(loop: loop, properties: properties)
-        mirror.onChange = { [unowned self] _, change in
-            self.dispatch(.audio(change), at: monotonicNanoseconds())
+        mirror.onChange = { [weak self] _, change in
+            self?.dispatch(.audio(change), at: monotonicNanoseconds())
         }
-        soundServer.onStateChange = { [unowned self] state in
+        soundServer.onStateChange = { [weak self] state in
+            guard let self else { return }
             switch state {
             case .ready:
                 if let context = self.soundServer.context { self.mirror.attach(context: context) }
@@ -142,14 +144,16 @@ final class BenchLoop: @unchecked Sendable {
         try bus.attach(to: loop)
         // No sender= in the rules: sd-bus compares it locally with the unique name. Only the
         // daemon emits these on the private bus.
-        try bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'") { [unowned self] message in
+        try bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'") { [weak self] message in
+            guard let self else { return }
             let now = monotonicNanoseconds()
             let path = sd_bus_message_get_path(message.message).map { String(cString: $0) } ?? ""
             guard let interface = try? message.readString(),
                   let changed = try? message.readDisplayDictionary() else { return }
             self.dispatch(.properties(path: path, interface: interface, changed: changed), at: now)
         }
-        try bus.addMatch("type='signal',interface='io.github.lector.Lector1'") { [unowned self] message in
+        try bus.addMatch("type='signal',interface='io.github.lector.Lector1'") { [weak self] message in
+            guard let self else { return }
             let now = monotonicNanoseconds()
             switch message.member {
             case "SpeechStarted":
@@ -166,7 +170,7 @@ final class BenchLoop: @unchecked Sendable {
 
     /// Ends the loop and its thread.
     func stop() {
-        post { [unowned self] in MainActor.assumeIsolated { self.loop.exit() } }
+        post { [self] in MainActor.assumeIsolated { self.loop.exit() } }
         _ = finished.wait(timeout: .now() + 5)
     }
 
@@ -223,7 +227,7 @@ final class BenchLoop: @unchecked Sendable {
 
     /// Any thread but the loop's: `armHere` on the loop thread.
     func arm(_ name: String, _ predicate: @escaping (BenchEvent?) -> Bool) throws -> Watch {
-        try sync { [unowned self] in self.armHere(name, predicate) }
+        try sync { [self] in self.armHere(name, predicate) }
     }
 
     /// Waits until `watch` fired and returns its time; throws (with the last events seen) after `timeout`.
@@ -233,14 +237,14 @@ final class BenchLoop: @unchecked Sendable {
             watch.semaphore.signal()   // a second wait returns at once
             return time
         }
-        _ = try? sync { [unowned self] in self.watches.removeAll { $0 === watch } }
+        _ = try? sync { [self] in self.watches.removeAll { $0 === watch } }
         throw BenchError("timed out after \(timeout) s waiting for: \(watch.name)\nlast events seen by the benchmark:\n"
                          + recentEvents(last: 12, since: nil))
     }
 
     /// The last `count` events, one a line, dated relative to `since` (or to now, as negative times).
     func recentEvents(last count: Int, since start: UInt64?) -> String {
-        (try? sync { [unowned self] () -> String in
+        (try? sync { [self] () -> String in
             let now = monotonicNanoseconds()
             return self.recent.suffix(count).map { time, text in
                 let offset = start.map { (Double(time) - Double($0)) / 1e6 } ?? -(Double(now - time) / 1e6)
