@@ -49,11 +49,7 @@ struct DocumentText: Sendable {
 
     /// `range` without leading and trailing whitespace (the separators between blocks).
     func trimmed(_ range: Range<Int>) -> Range<Int> {
-        var lower = min(max(0, range.lowerBound), scalars.count)
-        var upper = max(lower, min(scalars.count, range.upperBound))
-        while lower < upper, scalars[lower].properties.isWhitespace { lower += 1 }
-        while upper > lower, scalars[upper - 1].properties.isWhitespace { upper -= 1 }
-        return lower..<upper
+        scalars.trimmedRange(range)
     }
 
     /// Words in `range`, counted as runs of non-whitespace.

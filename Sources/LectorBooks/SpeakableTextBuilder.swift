@@ -158,11 +158,7 @@ struct SpeakableTextBuilder {
 
     /// `range` without the separators around it.
     func trimmed(_ range: Range<Int>) -> Range<Int> {
-        var lower = min(max(0, range.lowerBound), scalars.count)
-        var upper = max(lower, min(scalars.count, range.upperBound))
-        while lower < upper, scalars[lower].properties.isWhitespace { lower += 1 }
-        while upper > lower, scalars[upper - 1].properties.isWhitespace { upper -= 1 }
-        return lower..<upper
+        scalars.trimmedRange(range)
     }
 
     /// Whether the text from `start` to the end stops mid-sentence: it ends in a letter or digit,
