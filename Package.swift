@@ -83,7 +83,7 @@ let package = Package(
                 exclude: ["Page"]),
         .executableTarget(name: "lector",
                           dependencies: ["LectorDaemon", "LectorView", "LectorInterface", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
-                                         "LectorSpeech", "LectorLoop",
+                                         "LectorSpeech", "LectorLoop", "LectorBooks",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .target(name: "LectorTestKit",

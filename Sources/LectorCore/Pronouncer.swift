@@ -127,6 +127,13 @@ public struct Pronouncer: Sendable {
         public var rewrite: TextRewrite
         /// `[[…]]` phonemes are in the text: synthesize with `espeakPHONEMES`.
         public var usesPhonemes: Bool
+        /// What was replaced (a range of the text given) by what, in order: for `lector phonemes`.
+        public var replacements: [Replacement] = []
+    }
+
+    public struct Replacement: Sendable, Equatable {
+        public var range: Range<Int>
+        public var spoken: String
     }
 
     /// `text` with its matches replaced; `phonemeRuns` in `text`'s offsets (runs not wholly inside
@@ -182,7 +189,8 @@ public struct Pronouncer: Sendable {
             index = range.upperBound
         }
         _ = copy(scalars, from: index, to: scalars.count, into: &rewrite, escapingPhonemes: usesPhonemes)
-        return Prepared(text: rewrite.text, rewrite: rewrite, usesPhonemes: usesPhonemes)
+        return Prepared(text: rewrite.text, rewrite: rewrite, usesPhonemes: usesPhonemes,
+                        replacements: chosen.map { Replacement(range: $0.range, spoken: $0.entry.spoken) })
     }
 
     /// Copies `scalars[from..<to]`; with phonemes on, a literal "[[" of the text is given a space

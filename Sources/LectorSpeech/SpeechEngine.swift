@@ -23,6 +23,8 @@ public final class SpeechEngine: @unchecked Sendable {
         var voice: Voice
         /// Set for `phonemes(of:voice:)`: the phoneme trace is kept, the sound dropped.
         var trace: TraceResult?
+        /// The trace in IPA rather than espeak-ng's mnemonics.
+        var traceIPA = false
     }
 
     /// Where the engine thread leaves a phoneme trace for the thread waiting on it.
@@ -76,14 +78,14 @@ public final class SpeechEngine: @unchecked Sendable {
     /// dropped. `request.phonemeInput` reads `[[…]]` as phonemes, as narration does. Blocks the
     /// calling thread until done (the CLI's `lector phonemes`; never the event loop); nil when
     /// the voice cannot be loaded or the engine stops.
-    public func phonemes(of request: SpeechRequest, voice: Voice) -> String? {
+    public func phonemes(of request: SpeechRequest, voice: Voice, ipa: Bool = false) -> String? {
         let result = TraceResult()
         inbox.lock()
         guard !stopping else {
             inbox.unlock()
             return nil
         }
-        jobs.append(Job(id: 0, request: request, voice: voice, trace: result))
+        jobs.append(Job(id: 0, request: request, voice: voice, trace: result, traceIPA: ipa))
         inbox.signal()
         inbox.unlock()
         result.done.wait()
@@ -194,7 +196,7 @@ public final class SpeechEngine: @unchecked Sendable {
         var buffer: UnsafeMutablePointer<CChar>?
         var size = 0
         guard let file = open_memstream(&buffer, &size) else { return nil }
-        espeak_SetPhonemeTrace(espeakPHONEMES_SHOW, file)
+        espeak_SetPhonemeTrace(job.traceIPA ? espeakPHONEMES_IPA : espeakPHONEMES_SHOW, file)
         tracing = true
         _ = job.request.text.withCString { text in
             espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
