@@ -13,8 +13,15 @@ extension Narrator {
         guard let book else { return nil }
         let chapterPronunciation = book.chapterPronunciations[chapter] ?? ChapterPronunciation()
         guard !chapterPronunciation.isEmpty || !listenerLexicons.isEmpty else { return nil }
-        let pronouncer = Pronouncer(listener: listenerLexicons, book: chapterPronunciation.lexicons, language: book.language)
-        logOnce(pronouncer.notes)
+        let key = book.identity + "\n" + chapterPronunciation.lexicons.map(\.name).joined(separator: "\n")
+        let pronouncer: Pronouncer
+        if let cached = pronouncerCache, cached.key == key {
+            pronouncer = cached.pronouncer
+        } else {
+            pronouncer = Pronouncer(listener: listenerLexicons, book: chapterPronunciation.lexicons, language: book.language)
+            pronouncerCache = (key, pronouncer)
+            logOnce(pronouncer.notes)
+        }
         return pronouncer.isEmpty && chapterPronunciation.phonemeRuns.isEmpty ? nil : pronouncer
     }
 

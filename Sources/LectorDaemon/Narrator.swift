@@ -95,8 +95,15 @@ final class Narrator {
     var pronouncer: Pronouncer?
     /// config.toml's `[pronunciation]` lexicons: applied from the next segment synthesized.
     var listenerLexicons: [PronunciationLexicon] = [] {
-        didSet { if listenerLexicons != oldValue { pronouncer = makePronouncer(chapter: state.chapter) } }
+        didSet {
+            guard listenerLexicons != oldValue else { return }
+            pronouncerCache = nil
+            pronouncer = makePronouncer(chapter: state.chapter)
+        }
     }
+    /// The last pronouncer made, by book and lexicon paths: chapters of a book share its
+    /// lexicons, and converting a large one on every chapter change would hold the loop.
+    var pronouncerCache: (key: String, pronouncer: Pronouncer)?
     /// Pronunciation problems already logged for this book, so each is logged once.
     var loggedPronunciationNotes: Set<String> = []
     /// Where synthesis continues in the chapter.
