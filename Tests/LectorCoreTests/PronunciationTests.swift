@@ -177,3 +177,30 @@ final class PronunciationTests: XCTestCase {
         XCTAssertTrue(both.originalRange(start: 6, length: 1) == (5, 1))
     }
 }
+
+/// What a lexicon costs narration: every segment goes through `Pronouncer.prepare` on the loop.
+final class PronouncerCostTests: XCTestCase {
+    func testALargeLexiconCostsLittlePerSegment() {
+        // 5000 words with IPA, 50 patterns: far beyond a book's PLS or a listener's config.
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        var rules: [PronunciationRule] = []
+        for index in 0..<5000 {
+            let word = String((0..<6).map { letters[(index * 7 + $0 * 13 + index / 26) % 26] })
+            rules.append(PronunciationRule(match: .word(word), sayings: [.phonemes("ˈsaʊθiːst", alphabet: "ipa")], source: "bench"))
+        }
+        for index in 0..<50 {
+            rules.append(PronunciationRule(match: .pattern("\\bzz\(index)q\\b"), sayings: [.text("x")], source: "bench"))
+        }
+        let lexicon = PronunciationLexicon(language: "en", caseSensitive: false, rules: rules, name: "bench")
+        var clock = ContinuousClock.now
+        let pronouncer = Pronouncer(listener: [lexicon], language: "en")
+        let built = ContinuousClock.now - clock
+        let segment = Array(String(repeating: "The quiet river runs past the old mill and the green fields. ", count: 10).unicodeScalars)
+        var notes: [String] = []
+        clock = ContinuousClock.now
+        for _ in 0..<20 { _ = pronouncer.prepare(segment, phonemeRuns: [], notes: &notes) }
+        let perSegment = (ContinuousClock.now - clock) / 20
+        print("pronouncer: 5050 rules built in \(built), a \(segment.count)-scalar segment prepared in \(perSegment)")
+        XCTAssertLessThan(perSegment, .milliseconds(200), "a segment with a large lexicon holds the loop")
+    }
+}
