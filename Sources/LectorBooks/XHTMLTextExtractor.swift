@@ -246,7 +246,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         /// The nearest `ssml:alphabet`, which an `ssml:ph` inside uses.
         var ssmlAlphabet: String?
         /// An element with `ssml:ph`: its phonemes, alphabet and where its text starts.
-        var phoneme: (phonemes: String, alphabet: String?, start: Int)?
+        var phoneme: (phonemes: String, alphabet: String?, start: Int, divertDepth: Int)?
     }
 
     /// Text held back inside a `<sup>` or a fragment link until its end shows whether it is a
@@ -344,7 +344,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         if let alphabet = attributes[frame.ssmlPrefix + ":alphabet"] { frame.ssmlAlphabet = alphabet }
         if let phonemes = attributes[frame.ssmlPrefix + ":ph"], !frames.contains(where: { $0.phoneme != nil }),
            !phonemes.allSatisfy(\.isWhitespace) {
-            frame.phoneme = (phonemes, frame.ssmlAlphabet, builder.scalars.count)
+            frame.phoneme = (phonemes, frame.ssmlAlphabet, builder.scalars.count, divertDepth)
         }
     }
 
@@ -538,7 +538,8 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         }
         if let moved = frame.movedNote { endMovedNote(moved) }
         if let note = frame.inFlowNote { notes.inFlow(id: note.id, range: builder.trimmed(note.start..<builder.scalars.count)) }
-        if let phoneme = frame.phoneme {
+        // Only where its text stayed in one flow (a note moved out of it in between: not at all).
+        if let phoneme = frame.phoneme, phoneme.divertDepth == divertDepth, phoneme.start <= builder.scalars.count {
             builder.markPhonemes(builder.trimmed(phoneme.start..<builder.scalars.count), phoneme.phonemes, alphabet: phoneme.alphabet)
         }
         if frame.mutes {

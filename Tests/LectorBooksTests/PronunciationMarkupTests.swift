@@ -115,3 +115,22 @@ final class PronunciationMarkupTests: XCTestCase {
         XCTAssertTrue(chapter.pronunciation.isEmpty)
     }
 }
+
+extension PronunciationMarkupTests {
+    /// Markup that mixes phonemes with notes and markers must never yield a range outside the text.
+    func testPhonemesAroundNotesAndMarkersStayInsideTheText() throws {
+        let chapter = try PatternBook(directory).open([("c1", """
+            <div xmlns:ssml="\(Self.ssml)">
+            <p ssml:ph="ˈwʌn">One<a epub:type="noteref" href="#n1">1</a> and <span ssml:ph="tuː">two<sup>2</sup></span>.</p>
+            <aside epub:type="footnote" id="n1" ssml:ph="nəʊt"><p>A note <span ssml:ph="ɪn">in</span> it.</p></aside>
+            <p>After.</p>
+            </div>
+            """)]).loadChapter(0)
+        let count = chapter.text.unicodeScalars.count
+        for run in chapter.pronunciation.phonemeRuns {
+            XCTAssertLessThanOrEqual(run.range.upperBound, count, "\(runs(chapter)) in \(chapter.text)")
+            XCTAssertFalse(run.range.isEmpty)
+        }
+        XCTAssertTrue(runs(chapter).contains { $0.hasPrefix("One") }, "\(runs(chapter)) in \(chapter.text)")
+    }
+}
