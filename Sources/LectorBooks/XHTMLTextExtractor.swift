@@ -159,6 +159,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
                 path: path + Self.notesPathSuffix, scalars: noteBuilder.scalars, segments: noteBuilder.segments,
                 anchors: [:], headings: [], title: nil, markup: noteRecorder?.markup)
             notes.languages = noteBuilder.languages
+            notes.phonemeRuns = noteBuilder.phonemeRuns
             let (text, moved) = AddressBrackets.removedMovingOffsets(from: notes)
             notesText = NotesText(text)
             movedOffset = moved

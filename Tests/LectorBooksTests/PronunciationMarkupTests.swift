@@ -134,3 +134,18 @@ extension PronunciationMarkupTests {
         XCTAssertTrue(runs(chapter).contains { $0.hasPrefix("One") }, "\(runs(chapter)) in \(chapter.text)")
     }
 }
+
+extension PronunciationMarkupTests {
+    /// A note read after its paragraph keeps its own ssml:ph, at its place in the chapter.
+    func testPhonemesInANoteReadAfterItsParagraph() throws {
+        let chapter = try PatternBook(directory).open([("c1", """
+            <div xmlns:ssml="\(Self.ssml)" ssml:alphabet="ipa">
+            <p>See the mill.<a epub:type="noteref" href="#n1">1</a></p>
+            <aside epub:type="footnote" id="n1"><p>Built by <span ssml:ph="ˈlaɪbnɪts">Leibniz</span>.</p></aside>
+            <p>After.</p>
+            </div>
+            """)]).loadChapter(0)
+        XCTAssertTrue(chapter.text.contains("Leibniz"), chapter.text)
+        XCTAssertEqual(runs(chapter), ["Leibniz = ipa:ˈlaɪbnɪts"], chapter.text)
+    }
+}
