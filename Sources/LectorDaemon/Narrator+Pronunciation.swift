@@ -13,16 +13,18 @@ extension Narrator {
         guard let book else { return nil }
         let chapterPronunciation = book.chapterPronunciations[chapter] ?? ChapterPronunciation()
         guard !chapterPronunciation.isEmpty || !listenerLexicons.isEmpty else { return nil }
-        let key = book.identity + "\n" + chapterPronunciation.lexicons.map(\.name).joined(separator: "\n")
-        let pronouncer: Pronouncer
-        if let cached = pronouncerCache, cached.key == key {
-            pronouncer = cached.pronouncer
-        } else {
-            pronouncer = Pronouncer(listener: listenerLexicons, book: chapterPronunciation.lexicons, language: book.language)
-            pronouncerCache = (key, pronouncer)
-            logOnce(pronouncer.notes)
-        }
-        return pronouncer.isEmpty && chapterPronunciation.phonemeRuns.isEmpty ? nil : pronouncer
+        // Possibly empty for the book's language while a passage's language has rules.
+        return cachedPronouncer(chapterPronunciation.lexicons, language: book.language)
+    }
+
+    /// The lexicons for text in `language`, converted once a book.
+    private func cachedPronouncer(_ bookLexicons: [PronunciationLexicon], language: String?) -> Pronouncer {
+        let key = (book?.identity ?? "") + "\n" + (language ?? "") + "\n" + bookLexicons.map(\.name).joined(separator: "\n")
+        if let cached = pronouncerCache[key] { return cached }
+        let made = Pronouncer(listener: listenerLexicons, book: bookLexicons, language: language)
+        pronouncerCache[key] = made
+        logOnce(made.notes)
+        return made
     }
 
     /// What espeak-ng is given for `range` of the chapter, and the way back to its offsets.
@@ -35,7 +37,12 @@ extension Narrator {
                                        phonemes: run.phonemes, alphabet: run.alphabet))
             }
         }
-        let prepared = EngineText.prepare(segmenterScalars[range], endsPhrase: endsPhrase, pronouncer: pronouncer,
+        // A passage in another language (a segment of its own) gets that language's lexicons.
+        var speaking = pronouncer
+        if speaking != nil, let book, let passage = passageLanguage(at: range.lowerBound), passage != book.language {
+            speaking = cachedPronouncer(book.chapterPronunciations[state.chapter]?.lexicons ?? [], language: passage)
+        }
+        let prepared = EngineText.prepare(segmenterScalars[range], endsPhrase: endsPhrase, pronouncer: speaking,
                                           phonemeRuns: runs, notes: &notes)
         logOnce(notes)
         return prepared

@@ -91,19 +91,21 @@ final class Narrator {
     var segmenterScalars: [Unicode.Scalar] { segmenter.scalars }
     /// The chapter's passages in other languages: segments end where the language changes.
     private var languages = LanguageRuns()
+    /// The language the book marks at `offset` of the chapter (nil: the book's own).
+    func passageLanguage(at offset: Int) -> String? { languages.language(at: offset) }
     /// The chapter's and the listener's pronunciations (Narrator+Pronunciation); nil: none.
     var pronouncer: Pronouncer?
     /// config.toml's `[pronunciation]` lexicons: applied from the next segment synthesized.
     var listenerLexicons: [PronunciationLexicon] = [] {
         didSet {
             guard listenerLexicons != oldValue else { return }
-            pronouncerCache = nil
+            pronouncerCache = [:]
             pronouncer = makePronouncer(chapter: state.chapter)
         }
     }
-    /// The last pronouncer made, by book and lexicon paths: chapters of a book share its
+    /// Pronouncers made, by book, lexicon paths and language: chapters of a book share its
     /// lexicons, and converting a large one on every chapter change would hold the loop.
-    var pronouncerCache: (key: String, pronouncer: Pronouncer)?
+    var pronouncerCache: [String: Pronouncer] = [:]
     /// Pronunciation problems already logged for this book, so each is logged once.
     var loggedPronunciationNotes: Set<String> = []
     /// Where synthesis continues in the chapter.
@@ -205,6 +207,7 @@ final class Narrator {
         clock = ChapterClock(scalarCount: 0, scalarsPerSecond: learnedSpeed)
         segmenterKey = ""
         loggedPronunciationNotes = []
+        pronouncerCache = [:]
         restartOnPlay = false
         // One state change: a book replacing a playing one goes Playing -> Playing, no flicker,
         // and Metadata goes out once, with the new chapter's length.

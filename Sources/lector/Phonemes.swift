@@ -91,14 +91,28 @@ struct Phonemes: ParsableCommand {
             throw CLIError("\(error)")
         }
         let bookLanguage = language ?? outline.language ?? "en"
-        let chosen = try chooseVoice(catalog, language: bookLanguage, configuration: configuration)
-        let pronouncer = Pronouncer(listener: configuration.pronunciation, book: loaded.pronunciation.lexicons, language: bookLanguage)
-        report(loaded.warnings.filter { $0.contains("pronunciation") } + pronouncer.notes)
+        report(loaded.warnings.filter { $0.contains("pronunciation") })
+        // As narration does: a passage the book marks in another language is a segment of its
+        // own, in that language's voice, with that language's lexicons.
+        var speakers: [String: (voice: Voice, pronouncer: Pronouncer)] = [:]
+        func speaker(_ language: String) throws -> (voice: Voice, pronouncer: Pronouncer) {
+            if let known = speakers[language] { return known }
+            var found = language == bookLanguage ? nil : try? chooseVoice(catalog, language: language, configuration: configuration)
+            if found == nil { found = try chooseVoice(catalog, language: bookLanguage, configuration: configuration) }
+            guard let voice = found else { throw CLIError("no voice for \(language)") }
+            let pronouncer = Pronouncer(listener: configuration.pronunciation, book: loaded.pronunciation.lexicons, language: language)
+            report(pronouncer.notes)
+            speakers[language] = (voice, pronouncer)
+            return (voice, pronouncer)
+        }
+        let passages = LanguageRuns(language == nil ? loaded.languageRuns : [])
         let segmenter = TextSegmenter(loaded.text)
         var offset = 0
         while offset < segmenter.count {
-            let range = segmenter.segment(from: offset)
+            var range = segmenter.segment(from: offset)
+            if let change = passages.nextChange(after: offset), change < range.upperBound { range = offset..<change }
             defer { offset = max(range.upperBound, offset + 1) }
+            let (chosen, pronouncer) = try speaker(passages.language(at: offset) ?? bookLanguage)
             let runs = loaded.pronunciation.phonemeRuns.compactMap { run -> PhonemeRun? in
                 guard run.range.lowerBound >= range.lowerBound, run.range.upperBound <= range.upperBound else { return nil }
                 return PhonemeRun(range: (run.range.lowerBound - range.lowerBound)..<(run.range.upperBound - range.lowerBound),

@@ -17,11 +17,10 @@ final class PronunciationTests: SharedDaemonTestCase {
         """
 
     /// One chapter: `text`, with `ssml:ph` on "Leibniz"; the lexicon in the manifest.
-    func writeBook() throws -> URL {
-        let body = """
-            <p>Walk S.E. from the old mill. The <span xmlns:ssml="\(Self.ssml)" ssml:alphabet="ipa" \
-            ssml:ph="ˈlaɪbnɪts">Leibniz</span> rule holds.</p>
-            """
+    func writeBook(body: String = """
+        <p>Walk S.E. from the old mill. The <span xmlns:ssml="\(PronunciationTests.ssml)" ssml:alphabet="ipa" \
+        ssml:ph="ˈlaɪbnɪts">Leibniz</span> rule holds.</p>
+        """, name: String = "directions.epub") throws -> URL {
         let document = """
             <?xml version="1.0" encoding="UTF-8"?>
             <html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" xml:lang="en">
@@ -44,7 +43,7 @@ final class PronunciationTests: SharedDaemonTestCase {
             """
         let folder = fixture.session.directory.appendingPathComponent("books", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let url = folder.appendingPathComponent("directions.epub")
+        let url = folder.appendingPathComponent(name)
         _ = try EPUBWriter.standard(opf: opf).adding("OEBPS/c1.xhtml", document)
             .adding("OEBPS/lexicon.pls", Self.lexicon).write(to: url)
         return url
@@ -115,6 +114,39 @@ final class PronunciationTests: SharedDaemonTestCase {
             $0.arguments.count > 2 && Int($0.arguments[1]) == mill && Int($0.arguments[2]) == 4
         }
         XCTAssertGreaterThanOrEqual(onMill.count, 2, "the replacement's words do not all map to \"mill\"\(fixture.context)")
+        _ = try fixture.playerctl("stop")
+        try FileManager.default.removeItem(at: config)
+        XCTAssertTrue(try fixture.call("io.github.lector.Lector1", "Reload", [], path: PlayerFixture.narratorPath).succeeded)
+    }
+
+    /// A passage the book marks in German gets config.toml's [pronunciation.de], not [pronunciation.en].
+    func testAPassageInAnotherLanguageGetsThatLanguagesLexicon() throws {
+        let text = "He wrote z.B. hier on the wall."
+        let book = try writeBook(body: "<p>He wrote <i xml:lang=\"de\">z.B. hier</i> on the wall.</p>", name: "passage.epub")
+        let config = URL(fileURLWithPath: fixture.session.environment["XDG_CONFIG_HOME"]! + "/lector/config.toml")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try """
+            [pronunciation.de]
+            "z.B." = "zum Beispiel"
+            [pronunciation.en]
+            wall = "/ʃʃʃ/"
+            hier = "wrong"
+            """.write(to: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: config) }
+        XCTAssertTrue(try fixture.call("io.github.lector.Lector1", "Reload", [], path: PlayerFixture.narratorPath).succeeded)
+        let phonemes = try fixture.cli("phonemes", "--book", book.path)
+        XCTAssertTrue(phonemes.stdout.contains("b'aISpi:l"), "the German passage's lexicon is not said: \(phonemes.stdout) \(phonemes.stderr)")
+        XCTAssertFalse(phonemes.stdout.contains("r'Q"), "\(phonemes.stdout)")
+        XCTAssertTrue(phonemes.stderr.contains("\"hier\"") == false, "the English lexicon reached the German passage: \(phonemes.stderr)")
+        let called = try fixture.openAndHear(book)
+        let zb = Array(text.unicodeScalars).indices.first { String(String.UnicodeScalarView(Array(text.unicodeScalars)[$0..<($0 + 4)])) == "z.B." }!
+        XCTAssertNotNil(fixture.waitForSignal("SpeakingRange", since: called, timeout: 20) {
+            $0.arguments.count > 2 && Int($0.arguments[1]) == 26 && Int($0.arguments[2]) == 4   // "wall", said as /ʃʃʃ/
+        }, "narration did not reach the wall\(fixture.context)")
+        let onZB = fixture.signals("SpeakingRange", since: called).filter {
+            $0.arguments.count > 2 && Int($0.arguments[1]) == zb && Int($0.arguments[2]) == 4
+        }
+        XCTAssertGreaterThanOrEqual(onZB.count, 2, "zum Beispiel is not two words on z.B.\(fixture.context)")
         _ = try fixture.playerctl("stop")
         try FileManager.default.removeItem(at: config)
         XCTAssertTrue(try fixture.call("io.github.lector.Lector1", "Reload", [], path: PlayerFixture.narratorPath).succeeded)
