@@ -59,8 +59,9 @@ let package = Package(
         // Audio policy: route changes, calls, ducking bookkeeping, over snapshots of the sound server.
         .target(name: "LectorPolicy"),
         // config.toml: TOMLKit (toml++) parses, LectorConfig checks keys, types and ranges and
-        // reports errors with file, line and reason. Its own code imports no C library.
-        .target(name: "LectorConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+        // reports errors with file, line and reason. Its own code imports no C library; LectorCore
+        // checks the [pronunciation] lexicons (IPA symbols espeak-ng can say, patterns).
+        .target(name: "LectorConfig", dependencies: ["LectorCore", .product(name: "TOMLKit", package: "TOMLKit")]),
 
         // Bookmarks on disk: Foundation only, written atomically off the event loop.
         .target(name: "LectorState", dependencies: ["LectorCore", "LectorPolicy"]),
@@ -82,7 +83,7 @@ let package = Package(
                 exclude: ["Page"]),
         .executableTarget(name: "lector",
                           dependencies: ["LectorDaemon", "LectorView", "LectorInterface", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
-                                         "LectorSpeech", "LectorLoop",
+                                         "LectorSpeech", "LectorLoop", "LectorBooks",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .target(name: "LectorTestKit",

@@ -59,6 +59,10 @@ enum AddressBrackets {
             LanguageRun(range: moved($0.range.lowerBound)..<max(moved($0.range.lowerBound), moved($0.range.upperBound)),
                         language: $0.language)
         }
+        result.phonemeRuns = document.phonemeRuns.map {
+            PhonemeRun(range: moved($0.range.lowerBound)..<max(moved($0.range.lowerBound), moved($0.range.upperBound)),
+                       phonemes: $0.phonemes, alphabet: $0.alphabet)
+        }
         return (result, moved)
     }
 

@@ -32,6 +32,9 @@ public struct Chapter: Sendable, Equatable {
     /// block: a Latin phrase, a German stanza, the whole chapter), in order, in the same offsets
     /// as `text`: the narrator reads each in its language's voice when one is installed.
     public var languageRuns: [LanguageRun]
+    /// How the book says its words should be pronounced: its `ssml:ph` elements (in `text`'s
+    /// offsets) and the PLS lexicons of the package and of the chapter's documents.
+    public var pronunciation = ChapterPronunciation()
 
     public init(index: Int, title: String, text: String, sourceMap: [SourceSpan], warnings: [String] = [],
                 languageRuns: [LanguageRun] = []) {

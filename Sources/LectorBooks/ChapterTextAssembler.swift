@@ -69,6 +69,7 @@ enum ChapterTextAssembler {
         var scalars: [Unicode.Scalar] = []
         var spans: [SourceSpan] = []
         var languages: [LanguageRun] = []
+        var phonemeRuns: [PhonemeRun] = []
         var warnings: [String] = []
         for piece in pieces {
             if let warning = piece.document.warning, !warnings.contains(warning) { warnings.append(warning) }
@@ -98,12 +99,19 @@ enum ChapterTextAssembler {
                 let lower = base + clipped.lowerBound - range.lowerBound
                 languages.append(LanguageRun(range: lower..<(lower + clipped.count), language: run.language))
             }
+            // Only whole elements: phonemes for part of a word would say the whole word.
+            for run in document.phonemeRuns where range.contains(run.range.lowerBound) && run.range.upperBound <= range.upperBound {
+                let lower = base + run.range.lowerBound - range.lowerBound
+                phonemeRuns.append(PhonemeRun(range: lower..<(lower + run.range.count), phonemes: run.phonemes, alphabet: run.alphabet))
+            }
         }
         if scalars.isEmpty { scalars = spokenTitle(title).scalars }
         var text = String.UnicodeScalarView()
         text.append(contentsOf: scalars)
-        return Chapter(index: index, title: title, text: String(text), sourceMap: spans, warnings: warnings,
-                       languageRuns: languages)
+        var chapter = Chapter(index: index, title: title, text: String(text), sourceMap: spans, warnings: warnings,
+                              languageRuns: languages)
+        chapter.pronunciation.phonemeRuns = phonemeRuns
+        return chapter
     }
 
     /// What a chapter with no text of its own speaks: its title (whitespace collapsed), and

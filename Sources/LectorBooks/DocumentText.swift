@@ -30,6 +30,17 @@ struct DocumentText: Sendable {
     /// Stretches in a language the book marks (`xml:lang`, `lang`), in order, for the narrator
     /// to read in that language's voice.
     var languages: [LanguageRun] = []
+    /// Elements the book gives phonemes (`ssml:ph`), in order.
+    var phonemeRuns: [PhonemeRun] = []
+    /// PLS lexicons its head links (`<link rel="pronunciation">`).
+    var pronunciationLinks: [PronunciationLink] = []
+
+    struct PronunciationLink: Sendable, Equatable {
+        /// The lexicon's archive path.
+        var path: String
+        /// `hreflang`: the language the lexicon is for, when the link says.
+        var language: String?
+    }
     /// Links to other documents of the book, and the scalars of text inside them: a page that
     /// is mostly such links is a contents page (`ContentsPage`).
     var links: (count: Int, scalars: Int) = (0, 0)

@@ -31,11 +31,15 @@ struct EPUBChapterSource: ChapterSource {
     private let chaptersBySpine: [Int: [Int]]
     private let spinesWithChapters: [Int]
     private let boundaryCache = ChapterBoundaries.Cache()
+    /// The book's PLS lexicons, read when a chapter first needs them.
+    private let lexicons: LexiconCache
 
     init(archive: EPUBArchive, readingOrder: [String], chapters: [PlannedChapter],
          extractionOptions: [String: XHTMLTextExtractor.Options], baseOptions: XHTMLTextExtractor.Options = .init(),
          coverLocation: CoverLocation?, manifest: [ManifestItem], cache: DocumentCache = DocumentCache(),
-         markupCache: DocumentCache = DocumentCache(capacity: 2), warnings: WarningLog = WarningLog()) {
+         markupCache: DocumentCache = DocumentCache(capacity: 2), warnings: WarningLog = WarningLog(),
+         lexicons: LexiconCache = LexiconCache()) {
+        self.lexicons = lexicons
         self.archive = archive
         self.readingOrder = readingOrder
         self.chapters = chapters
@@ -78,7 +82,8 @@ struct EPUBChapterSource: ChapterSource {
     func reading(_ order: [String]) -> EPUBChapterSource {
         EPUBChapterSource(archive: archive, readingOrder: order, chapters: [],
                           extractionOptions: extractionOptions, baseOptions: baseOptions, coverLocation: coverLocation,
-                          manifest: manifest, cache: cache, markupCache: markupCache, warnings: warnings)
+                          manifest: manifest, cache: cache, markupCache: markupCache, warnings: warnings,
+                          lexicons: lexicons)
     }
 
     /// The same archive, documents and cache with a different chapter list (used while opening,
@@ -86,13 +91,36 @@ struct EPUBChapterSource: ChapterSource {
     func replanned(_ chapters: [PlannedChapter]) -> EPUBChapterSource {
         EPUBChapterSource(archive: archive, readingOrder: readingOrder, chapters: chapters,
                           extractionOptions: extractionOptions, baseOptions: baseOptions, coverLocation: coverLocation,
-                          manifest: manifest, cache: cache, markupCache: markupCache, warnings: warnings)
+                          manifest: manifest, cache: cache, markupCache: markupCache, warnings: warnings,
+                          lexicons: lexicons)
     }
 
     var hasCover: Bool { coverLocation != nil }
 
     func chapter(at index: Int, title: String) throws(BookError) -> Chapter {
-        ChapterTextAssembler.chapter(index: index, title: title, pieces: try withNotes(try pieces(ofChapter: index)))
+        let pieces = try withNotes(try pieces(ofChapter: index))
+        var chapter = ChapterTextAssembler.chapter(index: index, title: title, pieces: pieces)
+        addLexicons(to: &chapter, pieces: pieces)
+        return chapter
+    }
+
+    /// The PLS lexicons that apply to a chapter: every one the manifest lists, and those its
+    /// documents link (`<link rel="pronunciation" hreflang=…>`), each once.
+    private func addLexicons(to chapter: inout Chapter, pieces: [ChapterTextAssembler.Piece]) {
+        var links = lexicons.manifestLexicons(manifest).map { DocumentText.PronunciationLink(path: $0, language: nil) }
+        for piece in pieces {
+            for link in piece.document.pronunciationLinks where !links.contains(where: { $0.path == link.path }) {
+                links.append(link)
+            }
+        }
+        for link in links {
+            let (lexicon, warning) = lexicons.lexicon(at: link.path, language: link.language, archive: archive)
+            if let lexicon { chapter.pronunciation.lexicons.append(lexicon) }
+            if let warning {
+                chapter.warnings.append(warning)
+                warnings.record(warning)
+            }
+        }
     }
 
     /// The chapter cut exactly as for narration, from its documents read again with markup

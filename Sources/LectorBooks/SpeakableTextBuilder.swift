@@ -37,6 +37,8 @@ struct SpeakableTextBuilder {
     /// Stretches of the text in a language the book marks (`xml:lang`), in order; runs of one
     /// language with nothing but separators between are one run.
     private(set) var languages: [LanguageRun] = []
+    /// Elements the book gives phonemes (`ssml:ph`), in order.
+    private(set) var phonemeRuns: [PhonemeRun] = []
     /// The language of the last run marked, nil for the book's own: a run of the same language
     /// right after it extends it.
     private var lastLanguage: String??
@@ -128,6 +130,12 @@ struct SpeakableTextBuilder {
         } else {
             languages.append(LanguageRun(range: run, language: language))
         }
+    }
+
+    /// Says that `range` (an element's text, trimmed) is to be said as `phonemes`.
+    mutating func markPhonemes(_ range: Range<Int>, _ phonemes: String, alphabet: String?) {
+        guard !range.isEmpty else { return }
+        phonemeRuns.append(PhonemeRun(range: range, phonemes: phonemes, alphabet: alphabet))
     }
 
     /// Ends the current block: closes its segment and makes sure the next text starts after at

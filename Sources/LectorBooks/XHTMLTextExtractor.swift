@@ -147,6 +147,8 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             path: path, scalars: builder.scalars, segments: builder.segments, anchors: builder.anchors,
             headings: headings, title: title, isComplete: !stopped, markup: recorder?.markup)
         document.languages = builder.languages
+        document.phonemeRuns = builder.phonemeRuns
+        document.pronunciationLinks = pronunciationLinks
         document.links = (outboundLinks, linkedScalars)
         var notesText: NotesText?
         var movedOffset: (Int) -> Int = { $0 }
@@ -157,6 +159,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
                 path: path + Self.notesPathSuffix, scalars: noteBuilder.scalars, segments: noteBuilder.segments,
                 anchors: [:], headings: [], title: nil, markup: noteRecorder?.markup)
             notes.languages = noteBuilder.languages
+            notes.phonemeRuns = noteBuilder.phonemeRuns
             let (text, moved) = AddressBrackets.removedMovingOffsets(from: notes)
             notesText = NotesText(text)
             movedOffset = moved
@@ -239,6 +242,12 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         var linksOut = false
         /// The language of the text inside, from the nearest `xml:lang` or `lang`.
         var language: String?
+        /// The prefix bound to the SSML namespace here (`ssml` unless the book binds another).
+        var ssmlPrefix = "ssml"
+        /// The nearest `ssml:alphabet`, which an `ssml:ph` inside uses.
+        var ssmlAlphabet: String?
+        /// An element with `ssml:ph`: its phonemes, alphabet and where its text starts.
+        var phoneme: (phonemes: String, alphabet: String?, start: Int, divertDepth: Int)?
     }
 
     /// Text held back inside a `<sup>` or a fragment link until its end shows whether it is a
@@ -300,6 +309,8 @@ final class XHTMLTextExtractor: MarkupEventHandler {
     var stoppedOnPurpose: Bool { stopped || tooDeepAtLine != nil }
     /// The source line of what is being handled, for the source map.
     private var line = 1
+    /// PLS lexicons the document's head links (`<link rel="pronunciation">`), archive paths.
+    private var pronunciationLinks: [DocumentText.PronunciationLink] = []
 
     private init(options: Options, path: String) {
         self.options = options
@@ -307,6 +318,34 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         if options.recordsMarkup {
             recorder = MarkupRecorder()
             noteRecorder = MarkupRecorder()
+        }
+    }
+
+    static let ssmlNamespace = "http://www.w3.org/2001/10/synthesis"
+
+    /// EPUB 3's pronunciation markup (EPUB 3 Text-to-Speech Enhancements): `ssml:ph` and
+    /// `ssml:alphabet` (inherited) on any element, with whatever prefix the document binds to the
+    /// SSML namespace, and `<link rel="pronunciation" type="application/pls+xml">` in the head.
+    private func readPronunciation(_ name: String, _ attributes: [String: String], into frame: inout Frame) {
+        let parent = frames[frames.count - 1]
+        frame.ssmlPrefix = parent.ssmlPrefix
+        frame.ssmlAlphabet = parent.ssmlAlphabet
+        if attributes.count > 0 {
+            for (key, value) in attributes where key.hasPrefix("xmlns:") && value == Self.ssmlNamespace {
+                frame.ssmlPrefix = String(key.dropFirst("xmlns:".count))
+            }
+        }
+        if name == "link", let rel = attributes["rel"],
+           rel.lowercased().split(separator: " ").contains("pronunciation"), let href = attributes["href"],
+           (attributes["type"] ?? "application/pls+xml").lowercased() == "application/pls+xml",
+           case .inside(let target, _) = ArchivePath.resolve(href, from: path) {
+            pronunciationLinks.append(.init(path: target, language: attributes["hreflang"]))
+        }
+        guard attributes.count > 0 else { return }
+        if let alphabet = attributes[frame.ssmlPrefix + ":alphabet"] { frame.ssmlAlphabet = alphabet }
+        if let phonemes = attributes[frame.ssmlPrefix + ":ph"], !frames.contains(where: { $0.phoneme != nil }),
+           !phonemes.allSatisfy(\.isWhitespace) {
+            frame.phoneme = (phonemes, frame.ssmlAlphabet, builder.scalars.count, divertDepth)
         }
     }
 
@@ -342,6 +381,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
                           ? name : "\(name)[\(siblingIndex)]")
         frame.language = OutputElement.languageTag(attributes["xml:lang"] ?? attributes["lang"])
             ?? frames[frames.count - 1].language
+        readPronunciation(name, attributes, into: &frame)
         if let id = attributes["id"] ?? attributes["xml:id"] ?? (name == "a" ? attributes["name"] : nil) {
             builder.markAnchor(id)
             if recorder != nil, options.targetedIDs.contains(id) { recorder?.markAnchor(id) }
@@ -499,6 +539,10 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         }
         if let moved = frame.movedNote { endMovedNote(moved) }
         if let note = frame.inFlowNote { notes.inFlow(id: note.id, range: builder.trimmed(note.start..<builder.scalars.count)) }
+        // Only where its text stayed in one flow (a note moved out of it in between: not at all).
+        if let phoneme = frame.phoneme, phoneme.divertDepth == divertDepth, phoneme.start <= builder.scalars.count {
+            builder.markPhonemes(builder.trimmed(phoneme.start..<builder.scalars.count), phoneme.phonemes, alphabet: phoneme.alphabet)
+        }
         if frame.mutes {
             muteDepth -= 1
             if muteDepth == 0, divertDepth == 0 { recorder = parkedRecorder }

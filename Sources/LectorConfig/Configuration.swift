@@ -1,3 +1,4 @@
+import LectorCore
 import TOMLKit
 
 /// Lector's settings from `$XDG_CONFIG_HOME/lector/config.toml` (documented in lector.conf(5)).
@@ -20,6 +21,17 @@ public struct Configuration: Equatable, Sendable {
     public var narration = Narration()
     /// `[books]`: how books are read beyond their words: notes, images.
     public var books = Books()
+    /// `[pronunciation]` (every language) and `[pronunciation.LANG]`: the listener's lexicons,
+    /// applied to books and announcements, in file order:
+    ///
+    /// ```toml
+    /// [pronunciation]
+    /// "S.E." = "southeast"                  # a word (matched in any case) said as other words
+    /// [pronunciation.en]
+    /// Hermione = "/hɜːˈmaɪəni/"             # IPA between slashes
+    /// '/\bNo\.(?= ?\d)/' = "number"          # a regular expression between slashes
+    /// ```
+    public var pronunciation: [PronunciationLexicon] = []
 
     public init() {}
 

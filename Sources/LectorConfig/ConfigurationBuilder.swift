@@ -1,3 +1,4 @@
+import LectorCore
 import TOMLKit
 
 /// Checks each section and key of a parsed file, in file order, against what Lector knows, and
@@ -10,7 +11,7 @@ struct ConfigurationBuilder {
     /// "section\nkey" (normalized tag for [voices]) -> where it was first set, and how it was written.
     private var keyLines: [String: (line: Int, written: String)] = [:]
 
-    static let sections = ["speech", "voices", "audio", "notifications", "narration", "books"]
+    static let sections = ["speech", "voices", "audio", "notifications", "narration", "books", "pronunciation"]
     static let keys: [String: [String]] = [
         "speech": ["rate", "pitch", "volume"],
         "audio": ["duck-level", "duck-ramp-ms", "volume-floor", "auto-resume-timeout-minutes"],
@@ -28,8 +29,13 @@ struct ConfigurationBuilder {
         switch statement.kind {
         case .table(let path, let array):
             if array { throw ConfigError(file: file, line: line, reason: "arrays of tables ([[...]]) are not supported") }
+            if path.count == 2, path[0] == "pronunciation" {
+                try beginPronunciationTable(language: path[1], line: line)
+                return
+            }
             if path.count > 1 {
-                throw ConfigError(file: file, line: line, reason: "nested tables such as [\(displayKey(path[0])).…] are not supported")
+                throw ConfigError(file: file, line: line, reason: "nested tables such as [\(displayKey(path[0])).…] are not supported"
+                    + (path[0] == "pronunciation" ? " (only [pronunciation.LANGUAGE], such as [pronunciation.en])" : ""))
             }
             try beginTable(path[0], line: line)
         case .keyValue(let path, _):
@@ -45,6 +51,13 @@ struct ConfigurationBuilder {
     mutating func apply(_ statement: SourceMap.Statement, from document: TOMLTable) throws {
         try define(statement)
         guard case .keyValue(let path, let written) = statement.kind, let section else { return }
+        if let language = Self.pronunciationLanguage(section) {
+            let table = language.isEmpty ? document["pronunciation"]?.table : document["pronunciation"]?.table?[language]?.table
+            guard let node = table?[path[0]] else { throw unlocated(path[0], in: section) }
+            let value = try ConfigValue(node, written: written, file: file)
+            try addPronunciation(key: path[0], value: value, language: language.isEmpty ? nil : language, line: statement.line)
+            return
+        }
         guard let node = document[section]?.table?[path[0]] else { throw unlocated(path[0], in: section) }
         let value = try ConfigValue(node, written: written, file: file)
         try apply(section: section, key: path[0], value: value, line: statement.line)
@@ -54,6 +67,19 @@ struct ConfigurationBuilder {
     /// so nothing is ignored because the scan and TOMLKit disagree (which would be a bug here).
     func checkEverythingLocated(_ document: TOMLTable) throws {
         for name in document.keys {
+            if name == "pronunciation", let table = document[name]?.table {
+                for key in table.keys {
+                    if let sub = table[key]?.table {
+                        guard tableLines["pronunciation." + key] != nil else { throw unlocated(key, in: name) }
+                        for word in sub.keys where keyLines["pronunciation." + key + "\n" + word] == nil {
+                            throw unlocated(word, in: "pronunciation." + key)
+                        }
+                    } else if keyLines[name + "\n" + key] == nil {
+                        throw unlocated(key, in: name)
+                    }
+                }
+                continue
+            }
             guard tableLines[name] != nil, let table = document[name]?.table else { throw unlocated(name, in: nil) }
             for key in table.keys where keyLines[name + "\n" + (name == "voices" ? Configuration.normalizedTag(key) : key)] == nil {
                 throw unlocated(key, in: name)
@@ -76,6 +102,75 @@ struct ConfigurationBuilder {
         }
         tableLines[name] = line
         section = name
+    }
+
+    /// "" for `[pronunciation]`, the tag for `[pronunciation.TAG]`, nil for any other section.
+    static func pronunciationLanguage(_ section: String) -> String? {
+        if section == "pronunciation" { return "" }
+        return section.hasPrefix("pronunciation.") ? String(section.dropFirst("pronunciation.".count)) : nil
+    }
+
+    private mutating func beginPronunciationTable(language: String, line: Int) throws {
+        try ValueChecker(file: file, key: language, line: line).languageTag(language, section: "[pronunciation.…]")
+        let name = "pronunciation." + language
+        if let first = tableLines[name] {
+            throw ConfigError(file: file, line: line, reason: "section [\(name)] appears twice (first at line \(first)); merge them")
+        }
+        tableLines[name] = line
+        section = name
+    }
+
+    /// One entry of the listener's lexicon: a word or `/pattern/` said as words or `/IPA/`.
+    private mutating func addPronunciation(key: String, value: ConfigValue, language: String?, line: Int) throws {
+        func fail(_ reason: String) -> ConfigError { ConfigError(file: file, line: line, reason: reason) }
+        let shown = displayKey(key)
+        guard case .string(let said) = value else {
+            throw fail("the pronunciation of \(shown) must be a string: words such as \"southeast\", or IPA between slashes "
+                + "such as \"/saʊθˈiːst/\", not \(value.kind)")
+        }
+        let match: PronunciationRule.Match
+        if key.count > 2, key.hasPrefix("/"), key.hasSuffix("/") {
+            let pattern = String(key.dropFirst().dropLast())
+            do {
+                _ = try Regex(pattern)
+            } catch {
+                throw fail("\(shown) is not a valid regular expression (\(error)); fix the pattern, or write the word without slashes")
+            }
+            match = .pattern(pattern)
+        } else {
+            let word = Self.trimmed(key)
+            guard !word.isEmpty else { throw fail("an empty word cannot be given a pronunciation; remove the line") }
+            match = .word(word)
+        }
+        let trimmed = Self.trimmed(said)
+        let saying: Saying
+        if trimmed.count > 2, trimmed.hasPrefix("/"), trimmed.hasSuffix("/") {
+            let ipa = String(trimmed.dropFirst().dropLast())
+            if case .failure(let failure) = PhoneticAlphabet.ipa.espeakPhonemes(ipa, language: language) {
+                let symbols = failure.symbols.map { "\"\($0)\"" }.joined(separator: ", ")
+                throw fail("the IPA for \(shown) has symbols espeak-ng cannot say: \(symbols); use other IPA symbols, "
+                    + "or words without slashes (lector phonemes WORD shows what espeak-ng says)")
+            }
+            saying = .phonemes(ipa, alphabet: "ipa")
+        } else {
+            guard !trimmed.isEmpty else {
+                throw fail("the pronunciation of \(shown) is empty; write the words to say, IPA between slashes, or remove the line")
+            }
+            saying = .text(trimmed)
+        }
+        let rule = PronunciationRule(match: match, sayings: [saying], source: "\(file):\(line)")
+        if let index = configuration.pronunciation.firstIndex(where: { $0.language == language }) {
+            configuration.pronunciation[index].rules.append(rule)
+        } else {
+            configuration.pronunciation.append(PronunciationLexicon(language: language, caseSensitive: false, rules: [rule], name: file))
+        }
+    }
+
+    private static func trimmed(_ text: String) -> String {
+        var text = Substring(text)
+        while text.first?.isWhitespace == true { text.removeFirst() }
+        while text.last?.isWhitespace == true { text.removeLast() }
+        return String(text)
     }
 
     private mutating func define(key: String, line: Int) throws {
@@ -199,13 +294,13 @@ private struct ValueChecker {
     }
 
     /// BCP 47 shape: a 2..8 letter primary subtag, then subtags of 1..8 letters or digits (`_` counts as `-`).
-    func languageTag(_ tag: String) throws {
+    func languageTag(_ tag: String, section: String = "[voices]") throws {
         let parts = Configuration.normalizedTag(tag).split(separator: "-", omittingEmptySubsequences: false)
         let isLetter: (Character) -> Bool = { $0.isASCII && $0.isLetter }
         let wellFormed = parts.first.map { (2...8).contains($0.count) && $0.allSatisfy(isLetter) } == true
             && parts.dropFirst().allSatisfy { (1...8).contains($0.count) && $0.allSatisfy { isLetter($0) || ($0.isASCII && $0.isNumber) } }
         guard wellFormed else {
-            throw fail("\(displayKey(tag)) in [voices] is not a language tag (BCP 47, such as en, en-GB or \"zh-CN\")")
+            throw fail("\(displayKey(tag)) in \(section) is not a language tag (BCP 47, such as en, en-GB or \"zh-CN\")")
         }
     }
 

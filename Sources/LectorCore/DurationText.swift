@@ -112,7 +112,7 @@ public enum SleepRequest: Equatable, Sendable {
     }
 }
 
-private extension String {
+extension String {
     var trimmingSpaces: String {
         var scalars = Substring(self)
         while scalars.first?.isWhitespace == true { scalars.removeFirst() }

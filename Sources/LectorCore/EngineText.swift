@@ -35,6 +35,33 @@ public enum EngineText {
     /// short of a sentence or paragraph end. Every scalar keeps its offset; at most one
     /// continuation mark is added after the last.
     public static func render(_ scalars: ArraySlice<Unicode.Scalar>, endsPhrase: Bool) -> String {
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: renderedScalars(scalars, endsPhrase: endsPhrase))
+        return String(view)
+    }
+
+    /// `render`, then the chapter's pronunciations (`Pronouncer`): the text espeak-ng is given,
+    /// and the way back from its offsets to offsets in `scalars` (0 at its start). `phonemeRuns`
+    /// are in the same offsets as `scalars` (0 at its start); `notes` gets a line for each that
+    /// cannot be said. A replaced word maps back to its whole original span:
+    ///
+    ///     let prepared = EngineText.prepare(Array("Go S.E.\nNow".unicodeScalars)[...], endsPhrase: true,
+    ///                                       pronouncer: pronouncer, phonemeRuns: [], notes: &notes)
+    ///     prepared.text                                         // "Go southeast；Now"
+    ///     prepared.rewrite.originalRange(start: 3, length: 9)   // (3, 4): "S.E."
+    public static func prepare(_ scalars: ArraySlice<Unicode.Scalar>, endsPhrase: Bool, pronouncer: Pronouncer?,
+                               phonemeRuns: [PhonemeRun] = [], notes: inout [String]) -> Pronouncer.Prepared {
+        let rendered = renderedScalars(scalars, endsPhrase: endsPhrase)
+        guard let pronouncer, !(pronouncer.isEmpty && phonemeRuns.isEmpty) else {
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: rendered)
+            let text = String(view)
+            return Pronouncer.Prepared(text: text, rewrite: TextRewrite(unchanged: text), usesPhonemes: false)
+        }
+        return pronouncer.prepare(rendered, phonemeRuns: phonemeRuns, notes: &notes)
+    }
+
+    static func renderedScalars(_ scalars: ArraySlice<Unicode.Scalar>, endsPhrase: Bool) -> [Unicode.Scalar] {
         var result = Array(scalars)
         for index in result.indices where result[index] == "\n" {
             let joinsLines = (index == 0 || result[index - 1] != "\n")
@@ -49,8 +76,6 @@ public enum EngineText {
                 result.append(continuation)
             }
         }
-        var view = String.UnicodeScalarView()
-        view.append(contentsOf: result)
-        return String(view)
+        return result
     }
 }

@@ -35,6 +35,10 @@ public struct SpeechRequest: Equatable, Sendable {
     public var numberMode: NumberMode = .number
     /// The text is SSML (espeak-ng's subset), checked before it is queued.
     public var ssml = false
+    /// The text holds `[[…]]` phonemes a lexicon put there (`Pronouncer`): synthesized with
+    /// espeak-ng's `espeakPHONEMES`. Never set from a client's options, so a client's own "[[" is
+    /// read as text.
+    public var phonemeInput = false
 
     public init(text: String, options: [String: OptionValue] = [:]) throws {
         try Self.validate(text: text)

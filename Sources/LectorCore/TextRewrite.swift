@@ -21,6 +21,8 @@ public struct TextRewrite: Equatable, Sendable {
     private(set) var edits: [Edit] = []
     private var newCount = 0
     private var originalCount = 0
+    /// Rewrites applied before this one, first first: this one rewrote the last one's text.
+    private var earlier: [TextRewrite] = []
 
     init() {}
 
@@ -31,18 +33,45 @@ public struct TextRewrite: Equatable, Sendable {
         originalCount = newCount
     }
 
-    public var isIdentity: Bool { edits.isEmpty }
+    public var isIdentity: Bool { edits.isEmpty && earlier.allSatisfy(\.isIdentity) }
+
+    /// This rewrite of `first.text`, mapping back through `first` to the text `first` rewrote:
+    /// numbers read as digits, then a lexicon's words replaced.
+    ///
+    ///     let digits = NumberReading.rewrite("PIN 12", mode: .digits, language: "en")   // "PIN 1 2"
+    ///     let both = pronouncer.prepare(digits.text).rewrite.applied(after: digits)
+    public func applied(after first: TextRewrite) -> TextRewrite {
+        var chained = self
+        chained.earlier = first.earlier + [first.withoutEarlier] + earlier
+        return chained
+    }
+
+    private var withoutEarlier: TextRewrite {
+        var copy = self
+        copy.earlier = []
+        return copy
+    }
 
     /// The original offset where the new text's `offset` starts (an offset inside an edit maps to
     /// the start of the edit's original span).
     public func originalOffset(_ offset: Int) -> Int {
-        guard let edit = lastEdit(startingAtOrBefore: offset) else { return offset }
-        return offset < edit.newEnd ? edit.originalStart : offset - edit.newEnd + edit.originalEnd
+        earlier.reversed().reduce(ownOriginalOffset(offset)) { $1.ownOriginalOffset($0) }
     }
 
     /// Maps `[start, start + length)` of the new text to the original text.
     public func originalRange(start: Int, length: Int) -> (start: Int, length: Int) {
-        let from = originalOffset(start)
+        earlier.reversed().reduce(ownOriginalRange(start: start, length: length)) {
+            $1.ownOriginalRange(start: $0.start, length: $0.length)
+        }
+    }
+
+    private func ownOriginalOffset(_ offset: Int) -> Int {
+        guard let edit = lastEdit(startingAtOrBefore: offset) else { return offset }
+        return offset < edit.newEnd ? edit.originalStart : offset - edit.newEnd + edit.originalEnd
+    }
+
+    private func ownOriginalRange(start: Int, length: Int) -> (start: Int, length: Int) {
+        let from = ownOriginalOffset(start)
         let end = start + max(length, 0)
         var to = end
         if let edit = lastEdit(startingBefore: end) {

@@ -9,8 +9,11 @@ struct ActiveSpeech {
     let request: SpeechRequest
     /// As the queue ranks it now (a surviving `progress` speaks as a `message`).
     let priority: SpeechPriority
-    /// The text the synthesizer got (numbers rewritten) and the way back to the client's offsets.
+    /// The text the synthesizer got (numbers rewritten, then the listener's lexicon applied) and
+    /// the way back to the client's offsets.
     let spoken: TextRewrite
+    /// A lexicon put `[[…]]` phonemes in `spoken`.
+    let usesPhonemes: Bool
     var trimmer = LeadingSilenceTrimmer()
     /// Stream frame of its first kept sample, once known.
     var baseFrame: Int64?
@@ -18,12 +21,21 @@ struct ActiveSpeech {
     var earlyWords: [WordBoundary] = []
     var synthesisDone = false
 
-    init(id: UInt64, job: UInt64, request: SpeechRequest, priority: SpeechPriority) {
+    init(id: UInt64, job: UInt64, request: SpeechRequest, priority: SpeechPriority, pronouncer: Pronouncer? = nil) {
         self.id = id
         self.job = job
         self.request = request
         self.priority = priority
-        spoken = request.spoken
+        let numbers = request.spoken
+        // SSML says how it is read in its own markup; a lexicon applies to plain text.
+        if let pronouncer, !pronouncer.isEmpty, !request.ssml {
+            let prepared = pronouncer.prepare(numbers.text)
+            spoken = prepared.rewrite.applied(after: numbers)
+            usesPhonemes = prepared.usesPhonemes
+        } else {
+            spoken = numbers
+            usesPhonemes = false
+        }
     }
 
     /// The client's range for a word of the spoken text.

@@ -43,7 +43,11 @@ final class Announcer {
 
     weak var delegate: AnnouncerDelegate?
     /// Rate, pitch, volume and voices the caller did not choose.
-    var configuration = Configuration()
+    var configuration = Configuration() {
+        didSet { if configuration.pronunciation != oldValue.pronunciation { pronouncers = [:] } }
+    }
+    /// config.toml's `[pronunciation]` lexicons for each language spoken, made when first needed.
+    private var pronouncers: [String: Pronouncer] = [:]
     private(set) var current: ActiveSpeech?
     /// Our announcement stream, once the sound server is there.
     private(set) var stream: PlaybackStream?
@@ -192,12 +196,23 @@ final class Announcer {
             emitFinished(id, .failed)
             return startNext()
         }
-        let speech = ActiveSpeech(id: id, job: allocateJob(), request: request, priority: priority)
+        let speech = ActiveSpeech(id: id, job: allocateJob(), request: request, priority: priority,
+                                  pronouncer: pronouncer(for: request.language ?? voice.primaryLanguage))
         current = speech
         delegate.announcerWillSpeak()   // narration pauses (not ducks) and frees the speech thread
         var spoken = request
         spoken.text = speech.spoken.text
+        spoken.phonemeInput = speech.usesPhonemes
         engine.synthesize(id: speech.job, request: spoken, voice: voice)
+    }
+
+    /// The listener's lexicons for an announcement in `language`; nil when there are none.
+    private func pronouncer(for language: String) -> Pronouncer? {
+        guard !configuration.pronunciation.isEmpty else { return nil }
+        if let known = pronouncers[language] { return known }
+        let made = Pronouncer(listener: configuration.pronunciation, language: language.isEmpty ? nil : language)
+        pronouncers[language] = made
+        return made
     }
 
     /// Ends the current speech now: silence, forget its pending events, tell the bus why.

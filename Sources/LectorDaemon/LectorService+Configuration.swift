@@ -52,5 +52,7 @@ extension LectorService {
         narrator.update { $0.nextPreviousSkips = new.narration.nextPrevious == .skip }
         resumeRewind.afterPauseSeconds = new.narration.rewindAfterPauseSeconds
         resumeRewind.rewindSeconds = new.narration.rewindSeconds
+        // The listener's lexicons: announcements from the next one, narration from its next segment.
+        narrator.listenerLexicons = new.pronunciation
     }
 }

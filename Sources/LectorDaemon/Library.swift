@@ -462,10 +462,12 @@ final class Library {
                 guard latest.get() == generation else { break }
                 let text: String
                 var languages: [LanguageRun] = []
+                var pronunciation = ChapterPronunciation()
                 do {
                     let chapter = try reader.loadChapter(index)
                     text = chapter.text
                     languages = chapter.languageRuns
+                    pronunciation = chapter.pronunciation
                     for warning in chapter.warnings {
                         Journal.log(.notice, warning, fields: ["LECTOR_BOOK": reader.sourceURL.path])
                     }
@@ -478,7 +480,7 @@ final class Library {
                 LoopInbox.post { [weak self] in
                     guard let self else { return }
                     guard generation == self.latestBook.get() else { return }   // a newer book replaced it
-                    self.narrator.chapterLoaded(index, text: text, languages: languages)
+                    self.narrator.chapterLoaded(index, text: text, languages: languages, pronunciation: pronunciation)
                     self.onChapterLoaded?(index)
                     self.chapterArrived()
                 }
@@ -568,6 +570,7 @@ struct PreparedBook: @unchecked Sendable {
         if !warnings.isEmpty { note = ([note].compactMap { $0 } + warnings).joined(separator: "; ") }
         book.chapterTexts[start.chapter] = first.text
         book.chapterLanguages[start.chapter] = first.languageRuns
+        if !first.pronunciation.isEmpty { book.chapterPronunciations[start.chapter] = first.pronunciation }
         if outline.hasCover, let cover = try? outline.loadCover() {
             let file = covers.appendingPathComponent(StableHash.hex(outline.identity) + "." + cover.fileExtension)
             if !FileManager.default.fileExists(atPath: file.path) {

@@ -32,6 +32,8 @@ final class Narrator {
         var trimmer: LeadingSilenceTrimmer
         var words: [Word] = []
         var earlyWords: [WordBoundary] = []
+        /// From what espeak-ng was given back to the chapter's words (nil: one scalar for one).
+        var rewrite: TextRewrite?
     }
 
     /// Synthesis stays at most this far ahead of what is heard.
@@ -86,8 +88,26 @@ final class Narrator {
     private var synthesis: Synthesis?
     private(set) var clock = ChapterClock(scalarCount: 0)
     private var segmenter = TextSegmenter("")
+    var segmenterScalars: [Unicode.Scalar] { segmenter.scalars }
     /// The chapter's passages in other languages: segments end where the language changes.
     private var languages = LanguageRuns()
+    /// The language the book marks at `offset` of the chapter (nil: the book's own).
+    func passageLanguage(at offset: Int) -> String? { languages.language(at: offset) }
+    /// The chapter's and the listener's pronunciations (Narrator+Pronunciation); nil: none.
+    var pronouncer: Pronouncer?
+    /// config.toml's `[pronunciation]` lexicons: applied from the next segment synthesized.
+    var listenerLexicons: [PronunciationLexicon] = [] {
+        didSet {
+            guard listenerLexicons != oldValue else { return }
+            pronouncerCache = [:]
+            pronouncer = makePronouncer(chapter: state.chapter)
+        }
+    }
+    /// Pronouncers made, by book, lexicon paths and language: chapters of a book share its
+    /// lexicons, and converting a large one on every chapter change would hold the loop.
+    var pronouncerCache: [String: Pronouncer] = [:]
+    /// Pronunciation problems already logged for this book, so each is logged once.
+    var loggedPronunciationNotes: Set<String> = []
     /// Where synthesis continues in the chapter.
     private var nextOffset = 0
     /// Stream frame at which the current run's audio starts.
@@ -186,6 +206,8 @@ final class Narrator {
         announcedLength = 0
         clock = ChapterClock(scalarCount: 0, scalarsPerSecond: learnedSpeed)
         segmenterKey = ""
+        loggedPronunciationNotes = []
+        pronouncerCache = [:]
         restartOnPlay = false
         // One state change: a book replacing a playing one goes Playing -> Playing, no flicker,
         // and Metadata goes out once, with the new chapter's length.
@@ -204,9 +226,11 @@ final class Narrator {
     }
 
     /// The background parser delivered a chapter's text.
-    func chapterLoaded(_ index: Int, text: String, languages: [LanguageRun] = []) {
+    func chapterLoaded(_ index: Int, text: String, languages: [LanguageRun] = [],
+                       pronunciation: ChapterPronunciation = ChapterPronunciation()) {
         book?.chapterTexts[index] = text
         book?.chapterLanguages[index] = languages
+        if !pronunciation.isEmpty { book?.chapterPronunciations[index] = pronunciation }
         if let pending = pendingJump, pending.chapter == index {
             pendingJump = nil
             jump(toChapter: index, offset: pending.offset, time: pending.time, announceSeek: pending.offset > 0)
@@ -245,6 +269,7 @@ final class Narrator {
             segmenter = TextSegmenter(text)
             languages = LanguageRuns(book.chapterLanguages[chapter] ?? [])
             segmenterKey = key
+            pronouncer = makePronouncer(chapter: chapter)
         }
         clock = ChapterClock(scalarCount: segmenter.count, scalarsPerSecond: learnedSpeed)
         // Metadata carries the length: announced for a new chapter (or its first estimate, once
@@ -409,15 +434,17 @@ final class Narrator {
                 }
                 after = change
             }
-            let text = EngineText.render(segmenter.scalars[range], endsPhrase: segmenter.isPhraseEnd(range))
-            guard var request = try? SpeechRequest(text: text) else {
+            let prepared = engineText(range, endsPhrase: segmenter.isPhraseEnd(range))
+            guard var request = try? SpeechRequest(text: prepared.text) else {
                 nextOffset = range.upperBound     // only spaces
                 continue
             }
             request.rate = state.rate
+            request.phonemeInput = prepared.usesPhonemes
             let job = allocateJob()
             synthesis = Synthesis(job: job, range: range,
-                                  trimmer: LeadingSilenceTrimmer(enabled: nextOffset == clock.runStartOffset))
+                                  trimmer: LeadingSilenceTrimmer(enabled: nextOffset == clock.runStartOffset),
+                                  rewrite: prepared.rewrite.isIdentity ? nil : prepared.rewrite)
             engine.synthesize(id: job, request: request, voice: speaker ?? voice)
             return
         }
@@ -463,7 +490,10 @@ final class Narrator {
 
     private func place(_ boundary: WordBoundary, in synthesis: inout Synthesis) {
         guard let base = synthesis.baseFrame else { return }
-        let word = Word(offset: synthesis.range.lowerBound + Int(boundary.start), length: Int(boundary.length),
+        // A word espeak-ng said instead ("southeast") names the chapter's own ("S.E.").
+        let original = synthesis.rewrite?.originalRange(start: Int(boundary.start), length: Int(boundary.length))
+            ?? (start: Int(boundary.start), length: Int(boundary.length))
+        let word = Word(offset: synthesis.range.lowerBound + original.start, length: original.length,
                         frame: base + Int64(max(0, boundary.sample - synthesis.trimmer.dropped)))
         synthesis.words.append(word)
         upcoming.append(word)

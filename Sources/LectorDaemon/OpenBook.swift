@@ -15,6 +15,8 @@ struct OpenBook {
     var chapterTexts: [Int: String] = [:]
     /// Each loaded chapter's passages in other languages (`Chapter.languageRuns`).
     var chapterLanguages: [Int: [LanguageRun]] = [:]
+    /// Each loaded chapter's `ssml:ph` runs and PLS lexicons (`Chapter.pronunciation`), if any.
+    var chapterPronunciations: [Int: ChapterPronunciation] = [:]
     /// Nesting of each chapter in the table of contents (0 = top level), for chapter lists.
     var chapterDepths: [Int] = []
 

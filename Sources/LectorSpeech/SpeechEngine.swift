@@ -21,6 +21,16 @@ public final class SpeechEngine: @unchecked Sendable {
         var id: UInt64
         var request: SpeechRequest
         var voice: Voice
+        /// Set for `phonemes(of:voice:)`: the phoneme trace is kept, the sound dropped.
+        var trace: TraceResult?
+        /// The trace in IPA rather than espeak-ng's mnemonics.
+        var traceIPA = false
+    }
+
+    /// Where the engine thread leaves a phoneme trace for the thread waiting on it.
+    private final class TraceResult: @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        var text: String?
     }
 
     private let inbox = NSCondition()
@@ -63,6 +73,25 @@ public final class SpeechEngine: @unchecked Sendable {
         inbox.unlock()
     }
 
+    /// What espeak-ng says for `request.text` in `voice`, as its phoneme mnemonics: its phoneme
+    /// trace (what `espeak-ng -x` prints), one line per clause, from a synthesis whose sound is
+    /// dropped. `request.phonemeInput` reads `[[…]]` as phonemes, as narration does. Blocks the
+    /// calling thread until done (the CLI's `lector phonemes`; never the event loop); nil when
+    /// the voice cannot be loaded or the engine stops.
+    public func phonemes(of request: SpeechRequest, voice: Voice, ipa: Bool = false) -> String? {
+        let result = TraceResult()
+        inbox.lock()
+        guard !stopping else {
+            inbox.unlock()
+            return nil
+        }
+        jobs.append(Job(id: 0, request: request, voice: voice, trace: result, traceIPA: ipa))
+        inbox.signal()
+        inbox.unlock()
+        result.done.wait()
+        return result.text
+    }
+
     /// Stop `id` wherever it is: waiting, or mid-synthesis (the callback aborts at its next call).
     public func cancel(id: UInt64) {
         mailbox.cancel(id)
@@ -75,6 +104,7 @@ public final class SpeechEngine: @unchecked Sendable {
         guard !stopping else { inbox.unlock(); return }
         stopping = true
         let cancelled = jobs.map(\.id) + (running.map { [$0] } ?? [])
+        for job in jobs { job.trace?.done.signal() }   // a phoneme trace waiting gets nil
         jobs = []
         inbox.signal()
         inbox.unlock()
@@ -123,17 +153,18 @@ public final class SpeechEngine: @unchecked Sendable {
     }
 
     private func run(_ job: Job) {
+        if let trace = job.trace {
+            trace.text = runTrace(job)
+            trace.done.signal()
+            return
+        }
         guard !mailbox.isCancelled(job.id) else {
             mailbox.push(.finished(id: job.id, ok: true, totalSamples: 0))
             return
         }
-        if loadedVoice != job.voice.identifier {
-            loadedVoice = nil
-            guard espeak_SetVoiceByName(job.voice.identifier) == EE_OK else {
-                mailbox.push(.finished(id: job.id, ok: false, totalSamples: 0))
-                return
-            }
-            loadedVoice = job.voice.identifier
+        guard loadVoice(job.voice) else {
+            mailbox.push(.finished(id: job.id, ok: false, totalSamples: 0))
+            return
         }
         espeak_SetParameter(espeakRATE, job.request.espeakRate, 0)
         espeak_SetParameter(espeakPITCH, job.request.espeakPitch, 0)
@@ -144,11 +175,38 @@ public final class SpeechEngine: @unchecked Sendable {
         defer { currentSynthesis = nil }
         let result = job.request.text.withCString { text in
             espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
-                         UInt32(espeakCHARS_UTF8) | (job.request.ssml ? UInt32(espeakSSML) : 0), nil, nil)
+                         UInt32(espeakCHARS_UTF8) | (job.request.ssml ? UInt32(espeakSSML) : 0)
+                            | (job.request.phonemeInput ? UInt32(espeakPHONEMES) : 0), nil, nil)
         }
         // EE_OK also when the callback aborted; a cancelled speech is not a failure.
         let ok = result == EE_OK || mailbox.isCancelled(job.id)
         mailbox.push(.finished(id: job.id, ok: ok, totalSamples: synthesis.totalSamples))
+    }
+
+    private func loadVoice(_ voice: Voice) -> Bool {
+        if loadedVoice == voice.identifier { return true }
+        loadedVoice = nil
+        guard espeak_SetVoiceByName(voice.identifier) == EE_OK else { return false }
+        loadedVoice = voice.identifier
+        return true
+    }
+
+    private func runTrace(_ job: Job) -> String? {
+        guard loadVoice(job.voice) else { return nil }
+        var buffer: UnsafeMutablePointer<CChar>?
+        var size = 0
+        guard let file = open_memstream(&buffer, &size) else { return nil }
+        espeak_SetPhonemeTrace(job.traceIPA ? espeakPHONEMES_IPA : espeakPHONEMES_SHOW, file)
+        tracing = true
+        _ = job.request.text.withCString { text in
+            espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
+                         UInt32(espeakCHARS_UTF8) | (job.request.phonemeInput ? UInt32(espeakPHONEMES) : 0), nil, nil)
+        }
+        tracing = false
+        espeak_SetPhonemeTrace(0, nil)
+        fclose(file)
+        defer { free(buffer) }
+        return buffer.map { String(cString: $0) } ?? ""
     }
 
     private static func listVoices() -> [Voice] {
@@ -201,9 +259,12 @@ private final class Synthesis {
 
 /// espeak's callback has no context pointer of its own; there is one engine thread, so one slot.
 nonisolated(unsafe) private var currentSynthesis: Synthesis?
+/// A phoneme trace is being made (engine thread only): the sound is dropped.
+nonisolated(unsafe) private var tracing = false
 
 private func synthCallback(_ wav: UnsafeMutablePointer<Int16>?, _ count: Int32,
                            _ events: UnsafeMutablePointer<espeak_EVENT>?) -> Int32 {
+    if tracing { return 0 }
     guard let synthesis = currentSynthesis else { return 1 }
     if synthesis.mailbox.isCancelled(synthesis.id) { return 1 }
     if var event = events {

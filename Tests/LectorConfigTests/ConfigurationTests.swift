@@ -284,8 +284,8 @@ final class LineEndingTests: XCTestCase {
 final class ErrorTests: XCTestCase {
     func testUnknownSectionsAndKeys() {
         assertRefused("[speech]\nrate = 1\n\n[speach]\n",
-                      "config.toml:4: unknown section [speach] (known sections: [speech], [voices], [audio], [notifications], [narration], [books])")
-        assertRefused("[\"my section\"]", "config.toml:1: unknown section [\"my section\"] (known sections: [speech], [voices], [audio], [notifications], [narration], [books])")
+                      "config.toml:4: unknown section [speach] (known sections: [speech], [voices], [audio], [notifications], [narration], [books], [pronunciation])")
+        assertRefused("[\"my section\"]", "config.toml:1: unknown section [\"my section\"] (known sections: [speech], [voices], [audio], [notifications], [narration], [books], [pronunciation])")
         assertRefused("[books]\nfootnotes = \"skip\"", "config.toml:2: unknown key footnotes in [books] (known keys: notes, images)")
         assertRefused("[speech]\nspeed = 1.2", "config.toml:2: unknown key speed in [speech] (known keys: rate, pitch, volume)")
         assertRefused("[audio]\nduck_level = 0.2",
@@ -505,7 +505,7 @@ final class ErrorTests: XCTestCase {
 
     func testFileNameIsReportedAsGiven() {
         XCTAssertThrowsError(try Configuration.parse("[x]", file: "/etc/xdg/lector/config.toml")) {
-            XCTAssertEqual("\($0)", "/etc/xdg/lector/config.toml:1: unknown section [x] (known sections: [speech], [voices], [audio], [notifications], [narration], [books])")
+            XCTAssertEqual("\($0)", "/etc/xdg/lector/config.toml:1: unknown section [x] (known sections: [speech], [voices], [audio], [notifications], [narration], [books], [pronunciation])")
         }
     }
 }
