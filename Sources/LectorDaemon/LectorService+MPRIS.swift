@@ -318,6 +318,7 @@ extension LectorService {
                 try writer.entry("progress", "d") { try $0.append(whole.progress) }
                 try writer.entry("time-left", "x") { try $0.append(Int64(whole.timeLeft * 1e6)) }
             }
+            try writePronunciation(writer)
         }
     }
 

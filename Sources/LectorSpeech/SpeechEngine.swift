@@ -23,8 +23,20 @@ public final class SpeechEngine: @unchecked Sendable {
         var voice: Voice
     }
 
+    /// Text to turn into phonemes with a voice (`phonemes(of:voice:completion:)`).
+    private struct PhonemeJob {
+        var voice: Voice
+        var texts: [String]
+        var readings: [String] = []
+        var completion: @Sendable ([String]?) -> Void
+    }
+
+    /// Phoneme queries answered in one go before synthesis waiting is let in.
+    static let phonemeBatch = 24
+
     private let inbox = NSCondition()
     private var jobs: [Job] = []          // guarded by inbox
+    private var phonemeJobs: [PhonemeJob] = []   // guarded by inbox; run only when `jobs` is empty
     private var running: UInt64?          // guarded by inbox
     private var stopping = false          // guarded by inbox
     private let stopped = DispatchSemaphore(value: 0)
@@ -63,6 +75,17 @@ public final class SpeechEngine: @unchecked Sendable {
         inbox.unlock()
     }
 
+    /// espeak-ng's phonemes for each of `texts` read by `voice` (`espeak_TextToPhonemes`, its own
+    /// mnemonics with language switches as "(en)"), handed to `completion` on the engine thread
+    /// (nil if the voice cannot be loaded). Background work: it runs only while no speech waits,
+    /// `phonemeBatch` texts at a time, so that it never holds up what is to be heard.
+    public func phonemes(of texts: [String], voice: Voice, completion: @escaping @Sendable ([String]?) -> Void) {
+        inbox.lock()
+        phonemeJobs.append(PhonemeJob(voice: voice, texts: texts, completion: completion))
+        inbox.signal()
+        inbox.unlock()
+    }
+
     /// Stop `id` wherever it is: waiting, or mid-synthesis (the callback aborts at its next call).
     public func cancel(id: UInt64) {
         mailbox.cancel(id)
@@ -76,6 +99,7 @@ public final class SpeechEngine: @unchecked Sendable {
         stopping = true
         let cancelled = jobs.map(\.id) + (running.map { [$0] } ?? [])
         jobs = []
+        phonemeJobs = []
         inbox.signal()
         inbox.unlock()
         for id in cancelled { mailbox.cancel(id) }
@@ -107,10 +131,23 @@ public final class SpeechEngine: @unchecked Sendable {
     private func runJobs() {
         while true {
             inbox.lock()
-            while jobs.isEmpty && !stopping { inbox.wait() }
+            while jobs.isEmpty && phonemeJobs.isEmpty && !stopping { inbox.wait() }
             if stopping {
                 inbox.unlock()
                 return
+            }
+            if jobs.isEmpty {
+                var phonemeJob = phonemeJobs.removeFirst()
+                inbox.unlock()
+                let done = runBatch(&phonemeJob)
+                if done {
+                    phonemeJob.completion(phonemeJob.readings.count == phonemeJob.texts.count ? phonemeJob.readings : nil)
+                } else {
+                    inbox.lock()
+                    phonemeJobs.insert(phonemeJob, at: 0)
+                    inbox.unlock()
+                }
+                continue
             }
             let job = jobs.removeFirst()
             running = job.id
@@ -149,6 +186,39 @@ public final class SpeechEngine: @unchecked Sendable {
         // EE_OK also when the callback aborted; a cancelled speech is not a failure.
         let ok = result == EE_OK || mailbox.isCancelled(job.id)
         mailbox.push(.finished(id: job.id, ok: ok, totalSamples: synthesis.totalSamples))
+    }
+
+    /// Up to `phonemeBatch` more of the job's texts; true when it is done (or failed).
+    private func runBatch(_ job: inout PhonemeJob) -> Bool {
+        if loadedVoice != job.voice.identifier {
+            loadedVoice = nil
+            guard espeak_SetVoiceByName(job.voice.identifier) == EE_OK else { return true }
+            loadedVoice = job.voice.identifier
+        }
+        let end = min(job.texts.count, job.readings.count + Self.phonemeBatch)
+        for index in job.readings.count..<end {
+            job.readings.append(Self.phonemes(job.texts[index]))
+        }
+        return job.readings.count == job.texts.count
+    }
+
+    /// One text's phonemes, clause by clause, joined by spaces.
+    private static func phonemes(_ text: String) -> String {
+        var parts: [String] = []
+        text.withCString { start in
+            var cursor: UnsafeRawPointer? = UnsafeRawPointer(start)
+            var guardCount = 0
+            while let position = cursor, guardCount < 10_000 {
+                guardCount += 1
+                var next: UnsafeRawPointer? = position
+                guard let result = espeak_TextToPhonemes(&next, Int32(espeakCHARS_UTF8), 0) else { break }
+                let phonemes = String(cString: result)
+                if !phonemes.isEmpty { parts.append(phonemes) }
+                if next == position { break }
+                cursor = next
+            }
+        }
+        return parts.joined(separator: " ")
     }
 
     private static func listVoices() -> [Voice] {

@@ -1,0 +1,83 @@
+import Foundation
+import LectorBus
+import LectorCore
+import LectorLoop
+import LectorSpeech
+
+/// Can the open book's voice read it? A sample of the chapter being read goes through espeak-ng's
+/// text-to-phonemes with that voice (`PronunciationProbe`: on the engine thread, as background
+/// work that waits for any speech, a second after the book is opened so that it never competes
+/// with the first audio), and the letters it names, spells, skips or hands to another language
+/// are counted (`PronunciationCheck`, LectorCore). Above the threshold: a journal warning, the
+/// Narrator1.Book keys `voice-warning` and `suggested-voice`, `lector status` and `lector doctor`.
+/// Run again when the voice changes.
+extension LectorService {
+    /// How long after an Open (or a voice change) the check starts.
+    static let pronunciationDelaySeconds = 1.0
+    /// Chapters' texts a sample is taken from, at most (from the one being heard on).
+    static let pronunciationChapters = 6
+
+    func checkPronunciation() {
+        pronunciationGeneration += 1
+        let generation = pronunciationGeneration
+        let hadReport = pronunciation != nil
+        pronunciation = nil
+        pronunciationNeedsText = false
+        if hadReport { emitBookChanged() }
+        guard let book = narrator.book, let voice = narrator.voice else { return }
+        var texts: [String] = []
+        var chapter = narrator.state.chapter
+        while texts.count < Self.pronunciationChapters, book.chapterTitles.indices.contains(chapter) {
+            if let text = book.chapterTexts[chapter] { texts.append(text) }
+            chapter += 1
+        }
+        let allLoaded = book.chapterTexts.count == book.chapterCount
+        let catalog = catalog, language = book.language, path = book.url.path
+        let engine = engine
+        PronunciationProbe.check(engine: engine, texts: texts, voice: voice, after: Self.pronunciationDelaySeconds,
+                                 candidates: { verdict in
+            PronunciationCheck.candidates(for: verdict, bookLanguage: language, current: voice, catalog: catalog)
+        }) { report in
+            LoopInbox.post { [weak self] in
+                guard let self, generation == self.pronunciationGeneration else { return }
+                self.pronunciationChecked(report, allLoaded: allLoaded, path: path)
+            }
+        }
+    }
+
+    private func pronunciationChecked(_ report: PronunciationReport?, allLoaded: Bool, path: String) {
+        guard let report else {
+            // Too little text to tell (a title page): again when more chapters are read.
+            pronunciationNeedsText = !allLoaded
+            return
+        }
+        pronunciation = report
+        let fields = ["LECTOR_BOOK": path, "LECTOR_VOICE": report.verdict.voice,
+                      "LECTOR_UNPRONOUNCED": String(format: "%.3f", report.verdict.share)]
+        if report.isProblem {
+            Journal.log(.warning, report.sentence, fields: fields)
+        } else {
+            Journal.log(.info, report.sentence, fields: fields)
+        }
+        emitBookChanged()
+    }
+
+    private func emitBookChanged() {
+        bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["Book"])
+    }
+
+    /// Narrator1.Book's keys for the check (documented in dbus/io.github.lector.Narrator1.xml).
+    func writePronunciation(_ writer: MessageWriter) throws {
+        guard let report = pronunciation else { return }
+        let verdict = report.verdict
+        try writer.entry("unpronounced", "d") { try $0.append(verdict.share) }
+        guard report.isProblem else { return }
+        try writer.entry("unpronounced-scripts", "as") { try $0.appendStrings(verdict.scripts.map(\.rawValue)) }
+        try writer.entry("unpronounced-examples", "as") { try $0.appendStrings(verdict.examples) }
+        if let failure = verdict.failure {
+            try writer.entry("unpronounced-how", "s") { try $0.append(failure.rawValue) }
+        }
+        try writer.entry("suggested-voice", "s") { try $0.append(report.suggestion?.voice ?? "") }
+        try writer.entry("voice-warning", "s") { try $0.append(BusText.capped(report.sentence, maxCharacters: 512)) }
+    }
+}

@@ -1,0 +1,65 @@
+import LectorCore
+import LectorSpeech
+import LectorTestKit
+import XCTest
+
+/// The check that a voice can read a book, through the real espeak-ng (its engine thread).
+final class PronunciationProbeTests: XCTestCase {
+    private static let engine = try! SpeechEngine(bufferedSecondsAhead: 1)
+    private var catalog: VoiceCatalog { VoiceCatalog(voices: Self.engine.voices) }
+
+    private func check(_ text: String, voice name: String, bookLanguage: String? = nil) throws -> PronunciationReport {
+        let voice = try catalog.resolve(language: nil, voice: name)
+        let catalog = catalog
+        let done = expectation(description: "checked")
+        nonisolated(unsafe) var result: PronunciationReport?
+        PronunciationProbe.check(engine: Self.engine, texts: [text], voice: voice, candidates: { verdict in
+            PronunciationCheck.candidates(for: verdict, bookLanguage: bookLanguage, current: voice, catalog: catalog)
+        }) { report in
+            result = report
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 30)
+        return try XCTUnwrap(result, "no report for \(name)")
+    }
+
+    func testJapaneseKanjiUnderTheJapaneseVoice() throws {
+        let report = try check(ScriptSamples.japanese, voice: "ja", bookLanguage: "ja")
+        XCTAssertTrue(report.isProblem, report.sentence)
+        XCTAssertEqual(report.verdict.scripts.first, .han, report.sentence)
+        XCTAssertEqual(report.verdict.failure, .named, report.sentence)
+        XCTAssertGreaterThan(report.verdict.share, 0.2, report.sentence)
+        XCTAssertNil(report.suggestion, "espeak-ng has no voice for kanji and kana together: \(report.sentence)")
+        XCTAssertTrue(report.sentence.hasSuffix("no installed voice can read it"), report.sentence)
+    }
+
+    func testRussianUnderAnEnglishVoiceSuggestsRussian() throws {
+        let report = try check(ScriptSamples.russian, voice: "en-us")
+        XCTAssertTrue(report.isProblem, report.sentence)
+        XCTAssertEqual(report.verdict.scripts, [.cyrillic], report.sentence)
+        XCTAssertEqual(report.verdict.failure, .spelled, report.sentence)
+        XCTAssertGreaterThan(report.verdict.share, 0.9, report.sentence)
+        XCTAssertEqual(report.suggestion?.voice, "Russian", report.sentence)
+    }
+
+    func testGreekUnderAnEnglishVoiceSuggestsGreek() throws {
+        let report = try check(ScriptSamples.greek, voice: "en-us")
+        XCTAssertTrue(report.isProblem, report.sentence)
+        XCTAssertEqual(report.suggestion?.voice, "Greek", report.sentence)
+    }
+
+    func testEnglishUnderAnEnglishVoiceAndRussianUnderRussianAreClean() throws {
+        for (text, voice) in [(ScriptSamples.english, "en-us"), (ScriptSamples.russian, "ru"), (ScriptSamples.greek, "el")] {
+            let report = try check(text, voice: voice)
+            XCTAssertFalse(report.isProblem, report.sentence)
+            XCTAssertLessThan(report.verdict.share, 0.02, "\(voice): \(report.verdict)")
+        }
+    }
+
+    func testEnglishUnderTheRussianVoiceIsHandedToEnglish() throws {
+        let report = try check(ScriptSamples.english, voice: "ru")
+        XCTAssertTrue(report.isProblem, report.sentence)
+        XCTAssertEqual(report.verdict.failure, .otherLanguage, report.sentence)
+        XCTAssertTrue(report.suggestion?.voice.hasPrefix("English") == true, report.sentence)
+    }
+}
