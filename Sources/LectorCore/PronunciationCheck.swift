@@ -148,9 +148,11 @@ public struct PronunciationSample: Sendable {
         self.letterCount = total
     }
 
+    /// Combining marks, and modifier letters such as Japanese ー (a long vowel) and 々 (the kanji
+    /// before, again): part of a word, never read on their own.
     static func isMark(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
-        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        case .nonspacingMark, .spacingMark, .enclosingMark, .modifierLetter: return true
         default: return false
         }
     }

@@ -76,6 +76,8 @@ final class PronunciationCheckTests: XCTestCase {
         let sample = PronunciationSample(texts: ["abcгде 12, ёж!"])
         XCTAssertEqual(sample.letterCount, 8)
         XCTAssertEqual(Array(sample.queries.prefix(3)), ["abc", "где", "ёж"])
+        // The long-vowel mark ー is not a letter to read on its own.
+        XCTAssertEqual(PronunciationSample(texts: ["ニャーニャー"]).queries, ["ニ", "ャ"])
     }
 
     func testALongTextIsSampledInWindowsOfWholeWords() {
