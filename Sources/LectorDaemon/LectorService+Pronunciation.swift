@@ -25,13 +25,7 @@ extension LectorService {
         pronunciationNeedsText = false
         if hadReport { emitBookChanged() }
         guard let book = narrator.book, let voice = narrator.voice else { return }
-        var texts: [String] = []
-        var chapter = narrator.state.chapter
-        while texts.count < Self.pronunciationChapters, book.chapterTitles.indices.contains(chapter) {
-            if let text = book.chapterTexts[chapter] { texts.append(text) }
-            chapter += 1
-        }
-        let allLoaded = book.chapterTexts.count == book.chapterCount
+        let texts = pronunciationTexts()
         let catalog = catalog, language = book.language, path = book.url.path
         let engine = engine
         PronunciationProbe.check(engine: engine, texts: texts, voice: voice, after: Self.pronunciationDelaySeconds,
@@ -40,15 +34,30 @@ extension LectorService {
         }) { report in
             LoopInbox.post { [weak self] in
                 guard let self, generation == self.pronunciationGeneration else { return }
-                self.pronunciationChecked(report, allLoaded: allLoaded, path: path)
+                self.pronunciationChecked(report, textsUsed: texts.count, path: path)
             }
         }
     }
 
-    private func pronunciationChecked(_ report: PronunciationReport?, allLoaded: Bool, path: String) {
+    /// The texts a sample is taken from: the chapter being heard and those after it already
+    /// read from the book, at most `pronunciationChapters`.
+    private func pronunciationTexts() -> [String] {
+        guard let book = narrator.book else { return [] }
+        var texts: [String] = []
+        var chapter = narrator.state.chapter
+        while texts.count < Self.pronunciationChapters, book.chapterTitles.indices.contains(chapter) {
+            if let text = book.chapterTexts[chapter] { texts.append(text) }
+            chapter += 1
+        }
+        return texts
+    }
+
+    private func pronunciationChecked(_ report: PronunciationReport?, textsUsed: Int, path: String) {
         guard let report else {
-            // Too little text to tell (a title page): again when more chapters are read.
-            pronunciationNeedsText = !allLoaded
+            // Too little text to tell (a title page): again with the chapters read since, or
+            // when more are read.
+            if pronunciationTexts().count > textsUsed { return checkPronunciation() }
+            pronunciationNeedsText = narrator.book.map { $0.chapterTexts.count < $0.chapterCount } ?? false
             return
         }
         pronunciation = report

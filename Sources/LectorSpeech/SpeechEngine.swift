@@ -31,8 +31,9 @@ public final class SpeechEngine: @unchecked Sendable {
         var completion: @Sendable ([String]?) -> Void
     }
 
-    /// Phoneme queries answered in one go before synthesis waiting is let in.
-    static let phonemeBatch = 24
+    /// How long phoneme queries run in one go before a speech that waits is let in: what
+    /// background work can add to a speech's start (a word takes some 20 to 100 µs).
+    static let phonemeBatchNanoseconds: UInt64 = 8_000_000
 
     private let inbox = NSCondition()
     private var jobs: [Job] = []          // guarded by inbox
@@ -78,7 +79,7 @@ public final class SpeechEngine: @unchecked Sendable {
     /// espeak-ng's phonemes for each of `texts` read by `voice` (`espeak_TextToPhonemes`, its own
     /// mnemonics with language switches as "(en)"), handed to `completion` on the engine thread
     /// (nil if the voice cannot be loaded). Background work: it runs only while no speech waits,
-    /// `phonemeBatch` texts at a time, so that it never holds up what is to be heard.
+    /// `phonemeBatchNanoseconds` at a time, so that it never holds up what is to be heard for long.
     public func phonemes(of texts: [String], voice: Voice, completion: @escaping @Sendable ([String]?) -> Void) {
         inbox.lock()
         phonemeJobs.append(PhonemeJob(voice: voice, texts: texts, completion: completion))
@@ -188,16 +189,17 @@ public final class SpeechEngine: @unchecked Sendable {
         mailbox.push(.finished(id: job.id, ok: ok, totalSamples: synthesis.totalSamples))
     }
 
-    /// Up to `phonemeBatch` more of the job's texts; true when it is done (or failed).
+    /// More of the job's texts, for up to `phonemeBatchNanoseconds`; true when it is done (or failed).
     private func runBatch(_ job: inout PhonemeJob) -> Bool {
         if loadedVoice != job.voice.identifier {
             loadedVoice = nil
             guard espeak_SetVoiceByName(job.voice.identifier) == EE_OK else { return true }
             loadedVoice = job.voice.identifier
         }
-        let end = min(job.texts.count, job.readings.count + Self.phonemeBatch)
-        for index in job.readings.count..<end {
-            job.readings.append(Self.phonemes(job.texts[index]))
+        let deadline = DispatchTime.now().uptimeNanoseconds + Self.phonemeBatchNanoseconds
+        while job.readings.count < job.texts.count {
+            job.readings.append(Self.phonemes(job.texts[job.readings.count]))
+            if DispatchTime.now().uptimeNanoseconds >= deadline { break }
         }
         return job.readings.count == job.texts.count
     }

@@ -138,4 +138,17 @@ final class PronunciationTests: XCTestCase {
         let line = doctor.split(separator: "\n").first { $0.dropFirst(8).hasPrefix("book:") }
         XCTAssertEqual(line.map { String($0.prefix(8)) }, "ok      ", doctor)
     }
+
+    /// A first chapter too short to tell (a title page): the chapters read after it are sampled.
+    func testATitlePageIsCheckedWithTheChaptersAfterIt() throws {
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        let book = try TextBooks.write(["By Anon."] + Array(repeating: ScriptSamples.russian, count: 2), named: "anon.txt",
+                                       in: fixture.session.directory)
+        let opened = try fixture.openCall(book.absoluteString, options: "{'voice': <'en-us'>, 'play': <false>}")
+        XCTAssertTrue(opened.succeeded, "\(opened)")
+        let properties = try checkedBook(fixture)
+        XCTAssertGreaterThan(share(properties), 0.5, properties)
+        XCTAssertTrue(properties.contains(#""suggested-voice" s "Russian""#), properties)
+    }
 }
