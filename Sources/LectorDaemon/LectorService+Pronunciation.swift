@@ -18,8 +18,7 @@ extension LectorService {
     static let pronunciationChapters = 6
 
     func checkPronunciation() {
-        pronunciationGeneration += 1
-        let generation = pronunciationGeneration
+        let generation = pronunciationTicket.advance()
         let hadReport = pronunciation != nil
         pronunciation = nil
         pronunciationNeedsText = false
@@ -28,12 +27,13 @@ extension LectorService {
         let texts = pronunciationTexts()
         let catalog = catalog, language = book.language, path = book.url.path
         let engine = engine
+        let ticket = pronunciationTicket
         PronunciationProbe.check(engine: engine, texts: texts, voice: voice, after: Self.pronunciationDelaySeconds,
-                                 candidates: { verdict in
+                                 wanted: { ticket.get() == generation }, candidates: { verdict in
             PronunciationCheck.candidates(for: verdict, bookLanguage: language, current: voice, catalog: catalog)
         }) { report in
             LoopInbox.post { [weak self] in
-                guard let self, generation == self.pronunciationGeneration else { return }
+                guard let self, generation == self.pronunciationTicket.get() else { return }
                 self.pronunciationChecked(report, textsUsed: texts.count, path: path)
             }
         }

@@ -73,8 +73,8 @@ public final class LectorService {
     static let chapterTextWaitMicroseconds: UInt64 = 10_000_000
     /// Can the open book's voice read it (`LectorService+Pronunciation`): nil until checked.
     var pronunciation: PronunciationReport?
-    /// Bumped for each check started: a result for an older book or voice is dropped.
-    var pronunciationGeneration = 0
+    /// Advanced for each check started: the work for an older book or voice stops, its result is dropped.
+    let pronunciationTicket = GenerationTicket()
     /// The last check had too little text (a title page): it is tried again as chapters arrive.
     var pronunciationNeedsText = false
     static let streamRetrySeconds: UInt64 = 1

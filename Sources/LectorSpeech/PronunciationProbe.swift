@@ -18,30 +18,35 @@ public enum PronunciationProbe {
     /// Starts `delay` seconds from now. `completion` (on the engine thread, or on the probe's
     /// queue) gets nil when the sample is
     /// too short to say anything or the voice could not be loaded.
+    /// `wanted` is asked along the way: once false (another book, another voice), the work
+    /// stops and `completion` gets nil.
     public static func check(engine: SpeechEngine, texts: [String], voice: Voice, after delay: Double = 0,
+                             wanted: @escaping @Sendable () -> Bool = { true },
                              candidates: @escaping @Sendable (PronunciationVerdict) -> [Voice],
                              completion: @escaping @Sendable (PronunciationReport?) -> Void) {
         queue.asyncAfter(deadline: .now() + delay) {
+            guard wanted() else { return completion(nil) }
             let sample = PronunciationSample(texts: texts)
             guard sample.isUsable else { return completion(nil) }
-            engine.phonemes(of: sample.queries, voice: voice) { readings in
+            engine.phonemes(of: sample.queries, voice: voice, wanted: wanted) { readings in
                 guard let readings else { return completion(nil) }
                 let verdict = sample.verdict(voice: voice.name, readings: readings)
                 guard !verdict.isClean else { return completion(PronunciationReport(verdict: verdict)) }
                 tryCandidates(engine: engine, sample: sample, verdict: verdict, remaining: candidates(verdict),
-                              tried: [], completion: completion)
+                              tried: [], wanted: wanted, completion: completion)
             }
         }
     }
 
     /// The first candidate reading cleanly wins; earlier ones that failed are remembered in `tried`.
     private static func tryCandidates(engine: SpeechEngine, sample: PronunciationSample, verdict: PronunciationVerdict,
-                                      remaining: [Voice], tried: [String],
+                                      remaining: [Voice], tried: [String], wanted: @escaping @Sendable () -> Bool,
                                       completion: @escaping @Sendable (PronunciationReport?) -> Void) {
+        guard wanted() else { return completion(nil) }
         guard let next = remaining.first else {
             return completion(PronunciationReport(verdict: verdict, suggestion: nil, tried: tried))
         }
-        engine.phonemes(of: sample.queries, voice: next) { readings in
+        engine.phonemes(of: sample.queries, voice: next, wanted: wanted) { readings in
             let tried = tried + [next.name]
             if let readings {
                 let candidate = sample.verdict(voice: next.name, readings: readings)
@@ -50,7 +55,7 @@ public enum PronunciationProbe {
                 }
             }
             tryCandidates(engine: engine, sample: sample, verdict: verdict, remaining: Array(remaining.dropFirst()),
-                          tried: tried, completion: completion)
+                          tried: tried, wanted: wanted, completion: completion)
         }
     }
 }

@@ -28,6 +28,7 @@ public final class SpeechEngine: @unchecked Sendable {
         var voice: Voice
         var texts: [String]
         var readings: [String] = []
+        var wanted: @Sendable () -> Bool
         var completion: @Sendable ([String]?) -> Void
     }
 
@@ -80,9 +81,11 @@ public final class SpeechEngine: @unchecked Sendable {
     /// mnemonics with language switches as "(en)"), handed to `completion` on the engine thread
     /// (nil if the voice cannot be loaded). Background work: it runs only while no speech waits,
     /// `phonemeBatchNanoseconds` at a time, so that it never holds up what is to be heard for long.
-    public func phonemes(of texts: [String], voice: Voice, completion: @escaping @Sendable ([String]?) -> Void) {
+    /// `wanted` is asked before each stretch: once false, the job ends (completion gets nil).
+    public func phonemes(of texts: [String], voice: Voice, wanted: @escaping @Sendable () -> Bool = { true },
+                         completion: @escaping @Sendable ([String]?) -> Void) {
         inbox.lock()
-        phonemeJobs.append(PhonemeJob(voice: voice, texts: texts, completion: completion))
+        phonemeJobs.append(PhonemeJob(voice: voice, texts: texts, wanted: wanted, completion: completion))
         inbox.signal()
         inbox.unlock()
     }
@@ -191,6 +194,7 @@ public final class SpeechEngine: @unchecked Sendable {
 
     /// More of the job's texts, for up to `phonemeBatchNanoseconds`; true when it is done (or failed).
     private func runBatch(_ job: inout PhonemeJob) -> Bool {
+        guard job.wanted() else { return true }
         if loadedVoice != job.voice.identifier {
             loadedVoice = nil
             guard espeak_SetVoiceByName(job.voice.identifier) == EE_OK else { return true }
