@@ -30,4 +30,20 @@ public enum ScriptSamples {
         entering a neighbourhood, this truth is so well fixed in the minds of the surrounding families, \
         that he is considered the rightful property of some one or other of their daughters.
         """
+
+    /// Laozi, 道德經, chapter 1 (traditional characters).
+    public static let chinese = """
+        道可道，非常道。名可名，非常名。無名天地之始；有名萬物之母。故常無欲，以觀其妙；常有欲，以觀其徼。\
+        此兩者，同出而異名，同謂之玄。玄之又玄，衆妙之門。
+        """
+
+    /// Genesis 1:1-2, without points.
+    public static let hebrew = """
+        בראשית ברא אלהים את השמים ואת הארץ והארץ היתה תהו ובהו וחשך על פני תהום ורוח אלהים מרחפת על פני המים
+        """
+
+    /// A plain Arabic sentence (the boy went to school in the morning and came home in the evening).
+    public static let arabic = """
+        ذهب الولد إلى المدرسة في الصباح وعاد إلى البيت في المساء بعد أن درس كثيرا مع أصدقائه في الفصل
+        """
 }

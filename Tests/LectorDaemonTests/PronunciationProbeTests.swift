@@ -62,4 +62,17 @@ final class PronunciationProbeTests: XCTestCase {
         XCTAssertEqual(report.verdict.failure, .otherLanguage, report.sentence)
         XCTAssertTrue(report.suggestion?.voice.hasPrefix("English") == true, report.sentence)
     }
+
+    /// Hanzi, Hebrew and Arabic under an English voice: named ("Chinese letter", "hebrew shin",
+    /// "arabic meem"), and the voice of the script's language suggested.
+    func testOtherScriptsUnderAnEnglishVoiceSuggestTheirLanguagesVoices() throws {
+        for (text, script, voice) in [(ScriptSamples.chinese, WritingScript.han, "Chinese (Mandarin, latin as Pinyin)"),
+                                      (ScriptSamples.hebrew, .hebrew, "Hebrew"), (ScriptSamples.arabic, .arabic, "Arabic")] {
+            let report = try check(text, voice: "en-us")
+            XCTAssertTrue(report.isProblem, report.sentence)
+            XCTAssertGreaterThan(report.verdict.share, 0.8, report.sentence)
+            XCTAssertEqual(report.verdict.scripts, [script], report.sentence)
+            XCTAssertEqual(report.suggestion?.voice, voice, report.sentence)
+        }
+    }
 }

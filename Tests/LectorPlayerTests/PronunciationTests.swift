@@ -63,6 +63,8 @@ final class PronunciationTests: XCTestCase {
         XCTAssertTrue(properties.contains(#""unpronounced-how" s "named""#), properties)
         XCTAssertTrue(properties.contains(#""suggested-voice" s """#), "no installed voice reads kanji and kana: \(properties)")
         XCTAssertTrue(properties.contains("no installed voice can read it"), properties)
+        XCTAssertTrue(fixture.daemon.output.contains("lector[warning]: the voice Japanese cannot read"),
+                      "no journal warning\(fixture.context)")
 
         let status = try fixture.cli("status")
         XCTAssertEqual(status.status, 0, "\(status)")
