@@ -6,15 +6,20 @@
 /// "Chinese"; an English voice says "Chinese letter", "arabic meem", "hebrew shin"), *spells*
 /// them (an English voice reads "привет" as "pe er i ve ie te", Greek as "kappa alpha ..."),
 /// reads a code point ("letter 1 3 a 3"), *skips* them, or hands them to another language's voice
-/// (a Russian voice reads English words with English; the plain `cmn` voice turns hanzi into
-/// Pinyin and reads that as English). Four signals catch these, per unit of the sample:
+/// (a Russian voice reads English words with English, which is fine; the plain `cmn` voice turns
+/// hanzi into Pinyin and reads that as English, which is not). Four signals catch these, per unit
+/// of the sample:
 ///
 /// - **spelled**: a word of two or more letters (in a script written in words; not an acronym
 ///   in capitals, which is spelled rightly) reads exactly as its letters read one by one (stress
 ///   and pauses aside);
 /// - **named**: most distinct characters of a script read the same (one name for them all);
 /// - **skipped**: a letter reads as nothing;
-/// - **other language**: the reading switches language (espeak-ng's `(en)` markers).
+/// - **other language**: a character of a script read one by one is read through another
+///   language (espeak-ng's `(en)` markers: the plain `cmn` voice reads hanzi as Pinyin in
+///   English). A *word* handed to another language's voice is read, by that voice: an English
+///   phrase in a Russian book, read by espeak-ng's English after its automatic switch, counts as
+///   read.
 ///
 /// The share of the sample's letters caught is the verdict; at `threshold` or more the book is
 /// reported, with the best installed voice whose reading is clean (`candidates`).
@@ -68,7 +73,7 @@ public enum PronunciationFailure: String, Sendable, Comparable, CaseIterable {
         case .named: return "names them instead of reading them"
         case .spelled: return "spells them letter by letter"
         case .skipped: return "skips them"
-        case .otherLanguage: return "hands them to another language's voice"
+        case .otherLanguage: return "reads them through another language"
         }
     }
 }
@@ -234,7 +239,10 @@ public struct PronunciationSample: Sendable {
             if letters.contains(where: \.isEmpty) { return .skipped }
             if letters.joined() == normalized { return .spelled }
         }
-        if Self.switchesLanguage(phonemes) { return .otherLanguage }
+        // A character read one by one through another language (Pinyin read as English by
+        // espeak-ng's plain `cmn` voice) is not read; a word another language's voice reads
+        // (English in a Russian book: espeak-ng switches voices by itself) is.
+        if unit.script.readsCharacterByCharacter, Self.switchesLanguage(phonemes) { return .otherLanguage }
         return nil
     }
 

@@ -6,14 +6,16 @@ import LectorSpeech
 
 /// Can the open book's voice read it? A sample of the chapter being read goes through espeak-ng's
 /// text-to-phonemes with that voice (`PronunciationProbe`: on the engine thread, as background
-/// work that waits for any speech, a second after the book is opened so that it never competes
-/// with the first audio), and the letters it names, spells, skips or hands to another language
+/// work that starts once a speech has run since it was queued, then runs while no speech waits
+/// and for 8 ms after each speech, so that it never holds up the first audio; a sentence being
+/// synthesized holds it off, so the result comes between the first sentences), and the letters it names, spells, skips or reads through another language
 /// are counted (`PronunciationCheck`, LectorCore). Above the threshold: a journal warning, the
 /// Narrator1.Book keys `voice-warning` and `suggested-voice`, `lector status` and `lector doctor`.
 /// Run again when the voice changes.
 extension LectorService {
-    /// How long after an Open (or a voice change) the check starts.
-    static let pronunciationDelaySeconds = 1.0
+    /// How long after an Open (or a voice change) the check starts (the engine holds it back
+    /// until the first speech anyway).
+    static let pronunciationDelaySeconds = 0.0
     /// Chapters' texts a sample is taken from, at most (from the one being heard on).
     static let pronunciationChapters = 6
 
@@ -29,7 +31,7 @@ extension LectorService {
         let engine = engine
         let ticket = pronunciationTicket
         PronunciationProbe.check(engine: engine, texts: texts, voice: voice, after: Self.pronunciationDelaySeconds,
-                                 wanted: { ticket.get() == generation }, candidates: { verdict in
+                                 afterSpeeches: engine.speechesRun, wanted: { ticket.get() == generation }, candidates: { verdict in
             PronunciationCheck.candidates(for: verdict, bookLanguage: language, current: voice, catalog: catalog)
         }) { report in
             LoopInbox.post { [weak self] in

@@ -18,17 +18,18 @@ public enum PronunciationProbe {
     /// Starts `delay` seconds from now. `completion` (on the engine thread, or on the probe's
     /// queue) gets nil when the sample is
     /// too short to say anything or the voice could not be loaded.
-    /// `wanted` is asked along the way: once false (another book, another voice), the work
+    /// `afterSpeeches`: the engine's `speechesRun` when the book was opened: the work waits for
+    /// the speech after it (the first audio goes first). `wanted` is asked along the way: once false (another book, another voice), the work
     /// stops and `completion` gets nil.
     public static func check(engine: SpeechEngine, texts: [String], voice: Voice, after delay: Double = 0,
-                             wanted: @escaping @Sendable () -> Bool = { true },
+                             afterSpeeches: Int? = nil, wanted: @escaping @Sendable () -> Bool = { true },
                              candidates: @escaping @Sendable (PronunciationVerdict) -> [Voice],
                              completion: @escaping @Sendable (PronunciationReport?) -> Void) {
         queue.asyncAfter(deadline: .now() + delay) {
             guard wanted() else { return completion(nil) }
             let sample = PronunciationSample(texts: texts)
             guard sample.isUsable else { return completion(nil) }
-            engine.phonemes(of: sample.queries, voice: voice, wanted: wanted) { readings in
+            engine.phonemes(of: sample.queries, voice: voice, afterSpeeches: afterSpeeches, wanted: wanted) { readings in
                 guard let readings else { return completion(nil) }
                 let verdict = sample.verdict(voice: voice.name, readings: readings)
                 guard !verdict.isClean else { return completion(PronunciationReport(verdict: verdict)) }

@@ -30,7 +30,14 @@ public final class SpeechEngine: @unchecked Sendable {
         var readings: [String] = []
         var wanted: @Sendable () -> Bool
         var completion: @Sendable ([String]?) -> Void
+        /// `speeches` when it was queued, and when (uptime nanoseconds).
+        var speechesBefore: Int
+        var queuedAt: UInt64
     }
+
+    /// A phoneme job waits for a speech to run first (the first audio of a book just opened is
+    /// queued a moment after the check), or for this long with none.
+    static let phonemeIdleWaitNanoseconds: UInt64 = 200_000_000
 
     /// How long phoneme queries run in one go before a speech that waits is let in: what
     /// background work can add to a speech's start (a word takes some 20 to 100 µs).
@@ -38,7 +45,9 @@ public final class SpeechEngine: @unchecked Sendable {
 
     private let inbox = NSCondition()
     private var jobs: [Job] = []          // guarded by inbox
-    private var phonemeJobs: [PhonemeJob] = []   // guarded by inbox; run only when `jobs` is empty
+    private var phonemeJobs: [PhonemeJob] = []   // guarded by inbox; see `runJobs`
+    private var phonemeTurn = false               // guarded by inbox: a speech ran since the last stretch
+    private var speeches = 0                      // guarded by inbox: speeches run so far
     private var running: UInt64?          // guarded by inbox
     private var stopping = false          // guarded by inbox
     private let stopped = DispatchSemaphore(value: 0)
@@ -79,15 +88,30 @@ public final class SpeechEngine: @unchecked Sendable {
 
     /// espeak-ng's phonemes for each of `texts` read by `voice` (`espeak_TextToPhonemes`, its own
     /// mnemonics with language switches as "(en)"), handed to `completion` on the engine thread
-    /// (nil if the voice cannot be loaded). Background work: it runs only while no speech waits,
-    /// `phonemeBatchNanoseconds` at a time, so that it never holds up what is to be heard for long.
+    /// (nil if the voice cannot be loaded). Background work, `phonemeBatchNanoseconds` at a
+    /// time: once a speech has run since it was queued (or none came for
+    /// `phonemeIdleWaitNanoseconds`), while no speech waits and for one stretch after each
+    /// speech, so that it never holds up the first audio of a book just opened, holds up other
+    /// speech by at most that (and a voice's loading), and still ends while a book plays.
     /// `wanted` is asked before each stretch: once false, the job ends (completion gets nil).
-    public func phonemes(of texts: [String], voice: Voice, wanted: @escaping @Sendable () -> Bool = { true },
+    /// `afterSpeeches`: wait for a speech after that many (`speechesRun` when the work was
+    /// decided; default: now).
+    public func phonemes(of texts: [String], voice: Voice, afterSpeeches: Int? = nil,
+                         wanted: @escaping @Sendable () -> Bool = { true },
                          completion: @escaping @Sendable ([String]?) -> Void) {
         inbox.lock()
-        phonemeJobs.append(PhonemeJob(voice: voice, texts: texts, wanted: wanted, completion: completion))
+        phonemeJobs.append(PhonemeJob(voice: voice, texts: texts, wanted: wanted, completion: completion,
+                                      speechesBefore: afterSpeeches ?? speeches,
+                                      queuedAt: DispatchTime.now().uptimeNanoseconds))
         inbox.signal()
         inbox.unlock()
+    }
+
+    /// Speeches synthesized so far (what `phonemes(afterSpeeches:)` counts).
+    public var speechesRun: Int {
+        inbox.lock()
+        defer { inbox.unlock() }
+        return speeches
     }
 
     /// Stop `id` wherever it is: waiting, or mid-synthesis (the callback aborts at its next call).
@@ -135,22 +159,26 @@ public final class SpeechEngine: @unchecked Sendable {
     private func runJobs() {
         while true {
             inbox.lock()
-            while jobs.isEmpty && phonemeJobs.isEmpty && !stopping { inbox.wait() }
+            while jobs.isEmpty && !phonemeJobReady() && !stopping {
+                if let first = phonemeJobs.first {
+                    let due = first.queuedAt + Self.phonemeIdleWaitNanoseconds
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    _ = inbox.wait(until: Date(timeIntervalSinceNow: Double(due > now ? due - now : 0) / 1e9))
+                } else {
+                    inbox.wait()
+                }
+            }
             if stopping {
                 inbox.unlock()
                 return
             }
-            if jobs.isEmpty {
-                var phonemeJob = phonemeJobs.removeFirst()
+            // Background phoneme work: whenever no speech waits, and one stretch after each
+            // speech even if another waits (narration keeps a speech queued while it buffers
+            // ahead, and would otherwise hold it off for a whole chapter).
+            if phonemeJobReady() && (jobs.isEmpty || phonemeTurn) {
+                phonemeTurn = false
                 inbox.unlock()
-                let done = runBatch(&phonemeJob)
-                if done {
-                    phonemeJob.completion(phonemeJob.readings.count == phonemeJob.texts.count ? phonemeJob.readings : nil)
-                } else {
-                    inbox.lock()
-                    phonemeJobs.insert(phonemeJob, at: 0)
-                    inbox.unlock()
-                }
+                runPhonemeStretch()
                 continue
             }
             let job = jobs.removeFirst()
@@ -159,6 +187,8 @@ public final class SpeechEngine: @unchecked Sendable {
             run(job)
             inbox.lock()
             running = nil
+            phonemeTurn = true
+            speeches += 1
             inbox.unlock()
         }
     }
@@ -192,15 +222,43 @@ public final class SpeechEngine: @unchecked Sendable {
         mailbox.push(.finished(id: job.id, ok: ok, totalSamples: synthesis.totalSamples))
     }
 
-    /// More of the job's texts, for up to `phonemeBatchNanoseconds`; true when it is done (or failed).
-    private func runBatch(_ job: inout PhonemeJob) -> Bool {
+    /// The first phoneme job may run: a speech ran since it was queued, or none came for
+    /// `phonemeIdleWaitNanoseconds`. (inbox held)
+    private func phonemeJobReady() -> Bool {
+        guard let first = phonemeJobs.first else { return false }
+        return speeches > first.speechesBefore
+            || DispatchTime.now().uptimeNanoseconds >= first.queuedAt + Self.phonemeIdleWaitNanoseconds
+    }
+
+    /// Phoneme jobs, one after the other (a finished one may queue the next: a probe's next
+    /// voice), for up to `phonemeBatchNanoseconds`; an unfinished one goes back to the front.
+    private func runPhonemeStretch() {
+        let deadline = DispatchTime.now().uptimeNanoseconds + Self.phonemeBatchNanoseconds
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            inbox.lock()
+            guard !phonemeJobs.isEmpty, !stopping else { inbox.unlock(); return }
+            // A probe's next voice, queued by a completion in this stretch, goes on at once.
+            var job = phonemeJobs.removeFirst()
+            inbox.unlock()
+            if runBatch(&job, until: deadline) {
+                job.completion(job.readings.count == job.texts.count ? job.readings : nil)
+            } else {
+                inbox.lock()
+                phonemeJobs.insert(job, at: 0)
+                inbox.unlock()
+                return
+            }
+        }
+    }
+
+    /// More of the job's texts, until `deadline`; true when it is done (or failed).
+    private func runBatch(_ job: inout PhonemeJob, until deadline: UInt64) -> Bool {
         guard job.wanted() else { return true }
         if loadedVoice != job.voice.identifier {
             loadedVoice = nil
             guard espeak_SetVoiceByName(job.voice.identifier) == EE_OK else { return true }
             loadedVoice = job.voice.identifier
         }
-        let deadline = DispatchTime.now().uptimeNanoseconds + Self.phonemeBatchNanoseconds
         while job.readings.count < job.texts.count {
             job.readings.append(Self.phonemes(job.texts[job.readings.count]))
             if DispatchTime.now().uptimeNanoseconds >= deadline { break }

@@ -198,7 +198,7 @@ struct Doctor: ParsableCommand {
             } else if book["unpronounced"] != nil {
                 report.add(.ok, "book", "\"\(title)\": its voice reads it")
             } else {
-                report.add(.ok, "book", "\"\(title)\": not checked yet (the daemon checks a book a second after opening it)")
+                report.add(.ok, "book", "\"\(title)\": not checked yet (the daemon checks a book between the first sentences it reads; ask again in a moment)")
             }
             return
         }

@@ -53,9 +53,14 @@ final class PronunciationCheckTests: XCTestCase {
     func testSkippedAndOtherLanguageSignals() {
         // Georgian letter by letter as code points, one of them read as nothing.
         XCTAssertEqual(verdict("ქა ქა", voice: "English", ["ქა": "l,Etkh_|w'@n_|", "ა": "s", "ქ": ""]).failure, .skipped)
+        // Words another language's voice reads are read (espeak-ng switches by itself)...
         let english = verdict("hello world", voice: "Russian", ["hello": "(en)h@l'oU(ru)", "world": "(en)w'3:ld(ru)"])
-        XCTAssertEqual(english.failure, .otherLanguage)
-        XCTAssertEqual(english.share, 1)
+        XCTAssertEqual(english.share, 0)
+        // ...characters read one by one through another language are not (Pinyin read as English).
+        let pinyin = verdict("你好", voice: "Chinese (Mandarin, latin as English)",
+                             ["你": "(en)nI55Tr'i:55(cmn)", "好": "(en)h,eI55@55Tr'i:55(cmn)"])
+        XCTAssertEqual(pinyin.failure, .otherLanguage)
+        XCTAssertEqual(pinyin.share, 1)
     }
 
     func testHomophonesAreNotANameButOneReadingForMostCharactersIs() {

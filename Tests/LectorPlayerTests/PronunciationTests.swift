@@ -153,4 +153,20 @@ final class PronunciationTests: XCTestCase {
         XCTAssertGreaterThan(share(properties), 0.5, properties)
         XCTAssertTrue(properties.contains(#""suggested-voice" s "Russian""#), properties)
     }
+
+    /// While the book plays: the check runs between the speeches, after the first one (a short
+    /// sentence, spelled letter by letter in a few seconds), and is in within seconds. (It waits
+    /// for the first speech to be synthesized, however long: espeak-ng's one thread is busy.)
+    func testCheckedWhileThePoorlyReadBookPlays() throws {
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        let book = try epub("karenina-playing", language: "ru", passage: "Все смешалось. " + ScriptSamples.russian, in: fixture)
+        let called = Date()
+        let opened = try fixture.openCall(book.absoluteString, options: "{'voice': <'en-us'>, 'from-start': <true>}")
+        XCTAssertTrue(opened.succeeded, "\(opened)")
+        XCTAssertNotNil(fixture.sound(after: called, timeout: 5), "nothing heard\(fixture.context)")
+        let properties = try checkedBook(fixture, timeout: 20)
+        XCTAssertTrue(properties.contains(#""suggested-voice" s "Russian""#), properties)
+        XCTAssertEqual(try fixture.status(), "Playing", "the check changes nothing")
+    }
 }
