@@ -211,6 +211,8 @@ extension LectorService {
             throw LectorError(.invalidArgument, "no chapter \(chapter) in the open book: it has \(book.chapterCount) (0 to \(book.chapterCount - 1))")
         }
         guard book.chapterTexts[chapter] != nil else {
+            Journal.log(.debug, "GetChapterText: chapter \(chapter + 1) is not read from the book yet; "
+                        + "the reply waits for it (at most \(Self.chapterTextWaitMicroseconds / 1_000_000) s)")
             if chapterTextWaiters.isEmpty { chapterTextTimer?.schedule(after: Self.chapterTextWaitMicroseconds) }
             chapterTextWaiters[chapter, default: []].append(call.deferReply())
             return .answered
@@ -318,6 +320,7 @@ extension LectorService {
                 try writer.entry("progress", "d") { try $0.append(whole.progress) }
                 try writer.entry("time-left", "x") { try $0.append(Int64(whole.timeLeft * 1e6)) }
             }
+            try writePronunciation(writer)
         }
     }
 

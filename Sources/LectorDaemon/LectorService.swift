@@ -71,6 +71,12 @@ public final class LectorService {
     var chapterTextWaiters: [Int: [DeferredReply]] = [:]
     var chapterTextTimer: EventSource?
     static let chapterTextWaitMicroseconds: UInt64 = 10_000_000
+    /// Can the open book's voice read it (`LectorService+Pronunciation`): nil until checked.
+    var pronunciation: PronunciationReport?
+    /// Advanced for each check started: the work for an older book or voice stops, its result is dropped.
+    let pronunciationTicket = GenerationTicket()
+    /// The last check had too little text (a title page): it is tried again as chapters arrive.
+    var pronunciationNeedsText = false
     static let streamRetrySeconds: UInt64 = 1
     /// How long an exit waits for the sound server to carry out the volume restores.
     static let exitDrainMicroseconds: UInt64 = 1_000_000
@@ -125,8 +131,13 @@ public final class LectorService {
         library.onBookApplied = { [weak self] in
             self?.failChapterTextWaiters(LectorError(.superseded, "another book was opened before the chapter was read"))
             self?.announceTrackListReplaced()
+            self?.checkPronunciation()
         }
-        library.onChapterLoaded = { [weak self] chapter in self?.chapterLoaded(chapter) }
+        library.onVoiceChanged = { [weak self] in self?.checkPronunciation() }
+        library.onChapterLoaded = { [weak self] chapter in
+            self?.chapterLoaded(chapter)
+            if self?.pronunciationNeedsText == true { self?.checkPronunciation() }
+        }
         chapterTextTimer = try loop.timer { [weak self] in
             self?.failChapterTextWaiters(LectorError(.chapterNotReady, "the chapter is still being read from the book "
                                                      + "(chapters load in order after the one playing); ask again shortly"))

@@ -42,7 +42,9 @@ extension Library {
         }
         if let voice, let resolved = try? catalog.resolve(language: nil, voice: voice) {
             chosen.voice = resolved.name   // its name, however it was asked for ("en-gb", "gmw/en")
+            let before = narrator.voice
             narrator.setVoice(resolved)
+            if narrator.voice != before { onVoiceChanged?() }
         }
         if rate != nil || voice != nil { saveBookmark() }
     }

@@ -31,6 +31,8 @@ final class Library {
     var configuration = Configuration()
     /// A book was applied: its chapter list changed.
     var onBookApplied: (() -> Void)?
+    /// The listener chose another voice for the open book (it reads from the next word).
+    var onVoiceChanged: (() -> Void)?
     /// A chapter of the open book was read in the background (its text is in `narrator.book`).
     var onChapterLoaded: ((Int) -> Void)?
     /// A book was opened: when it was last heard (its bookmark), and whether it plays now

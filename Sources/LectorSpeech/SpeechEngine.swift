@@ -33,8 +33,31 @@ public final class SpeechEngine: @unchecked Sendable {
         var text: String?
     }
 
+    /// Text to turn into phonemes with a voice (`phonemes(of:voice:completion:)`).
+    private struct PhonemeJob {
+        var voice: Voice
+        var texts: [String]
+        var readings: [String] = []
+        var wanted: @Sendable () -> Bool
+        var completion: @Sendable ([String]?) -> Void
+        /// `speeches` when it was queued, and when (uptime nanoseconds).
+        var speechesBefore: Int
+        var queuedAt: UInt64
+    }
+
+    /// A phoneme job waits for a speech to run first (the first audio of a book just opened is
+    /// queued a moment after the check), or for this long with none.
+    static let phonemeIdleWaitNanoseconds: UInt64 = 200_000_000
+
+    /// How long phoneme queries run in one go before a speech that waits is let in: what
+    /// background work can add to a speech's start (a word takes some 20 to 100 µs).
+    static let phonemeBatchNanoseconds: UInt64 = 8_000_000
+
     private let inbox = NSCondition()
     private var jobs: [Job] = []          // guarded by inbox
+    private var phonemeJobs: [PhonemeJob] = []   // guarded by inbox; see `runJobs`
+    private var phonemeTurn = false               // guarded by inbox: a speech ran since the last stretch
+    private var speeches = 0                      // guarded by inbox: speeches run so far
     private var running: UInt64?          // guarded by inbox
     private var stopping = false          // guarded by inbox
     private let stopped = DispatchSemaphore(value: 0)
@@ -92,6 +115,34 @@ public final class SpeechEngine: @unchecked Sendable {
         return result.text
     }
 
+    /// espeak-ng's phonemes for each of `texts` read by `voice` (`espeak_TextToPhonemes`, its own
+    /// mnemonics with language switches as "(en)"), handed to `completion` on the engine thread
+    /// (nil if the voice cannot be loaded). Background work, `phonemeBatchNanoseconds` at a
+    /// time: once a speech has run since it was queued (or none came for
+    /// `phonemeIdleWaitNanoseconds`), while no speech waits and for one stretch after each
+    /// speech, so that it never holds up the first audio of a book just opened, holds up other
+    /// speech by at most that (and a voice's loading), and still ends while a book plays.
+    /// `wanted` is asked before each stretch: once false, the job ends (completion gets nil).
+    /// `afterSpeeches`: wait for a speech after that many (`speechesRun` when the work was
+    /// decided; default: now).
+    public func phonemes(of texts: [String], voice: Voice, afterSpeeches: Int? = nil,
+                         wanted: @escaping @Sendable () -> Bool = { true },
+                         completion: @escaping @Sendable ([String]?) -> Void) {
+        inbox.lock()
+        phonemeJobs.append(PhonemeJob(voice: voice, texts: texts, wanted: wanted, completion: completion,
+                                      speechesBefore: afterSpeeches ?? speeches,
+                                      queuedAt: DispatchTime.now().uptimeNanoseconds))
+        inbox.signal()
+        inbox.unlock()
+    }
+
+    /// Speeches synthesized so far (what `phonemes(afterSpeeches:)` counts).
+    public var speechesRun: Int {
+        inbox.lock()
+        defer { inbox.unlock() }
+        return speeches
+    }
+
     /// Stop `id` wherever it is: waiting, or mid-synthesis (the callback aborts at its next call).
     public func cancel(id: UInt64) {
         mailbox.cancel(id)
@@ -106,6 +157,7 @@ public final class SpeechEngine: @unchecked Sendable {
         let cancelled = jobs.map(\.id) + (running.map { [$0] } ?? [])
         for job in jobs { job.trace?.done.signal() }   // a phoneme trace waiting gets nil
         jobs = []
+        phonemeJobs = []
         inbox.signal()
         inbox.unlock()
         for id in cancelled { mailbox.cancel(id) }
@@ -137,10 +189,27 @@ public final class SpeechEngine: @unchecked Sendable {
     private func runJobs() {
         while true {
             inbox.lock()
-            while jobs.isEmpty && !stopping { inbox.wait() }
+            while jobs.isEmpty && !phonemeJobReady() && !stopping {
+                if let first = phonemeJobs.first {
+                    let due = first.queuedAt + Self.phonemeIdleWaitNanoseconds
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    _ = inbox.wait(until: Date(timeIntervalSinceNow: Double(due > now ? due - now : 0) / 1e9))
+                } else {
+                    inbox.wait()
+                }
+            }
             if stopping {
                 inbox.unlock()
                 return
+            }
+            // Background phoneme work: whenever no speech waits, and one stretch after each
+            // speech even if another waits (narration keeps a speech queued while it buffers
+            // ahead, and would otherwise hold it off for a whole chapter).
+            if phonemeJobReady() && (jobs.isEmpty || phonemeTurn) {
+                phonemeTurn = false
+                inbox.unlock()
+                runPhonemeStretch()
+                continue
             }
             let job = jobs.removeFirst()
             running = job.id
@@ -148,6 +217,8 @@ public final class SpeechEngine: @unchecked Sendable {
             run(job)
             inbox.lock()
             running = nil
+            phonemeTurn = true
+            speeches += 1
             inbox.unlock()
         }
     }
@@ -207,6 +278,65 @@ public final class SpeechEngine: @unchecked Sendable {
         fclose(file)
         defer { free(buffer) }
         return buffer.map { String(cString: $0) } ?? ""
+    }
+
+    /// The first phoneme job may run: a speech ran since it was queued, or none came for
+    /// `phonemeIdleWaitNanoseconds`. (inbox held)
+    private func phonemeJobReady() -> Bool {
+        guard let first = phonemeJobs.first else { return false }
+        return speeches > first.speechesBefore
+            || DispatchTime.now().uptimeNanoseconds >= first.queuedAt + Self.phonemeIdleWaitNanoseconds
+    }
+
+    /// Phoneme jobs, one after the other (a finished one may queue the next: a probe's next
+    /// voice), for up to `phonemeBatchNanoseconds`; an unfinished one goes back to the front.
+    private func runPhonemeStretch() {
+        let deadline = DispatchTime.now().uptimeNanoseconds + Self.phonemeBatchNanoseconds
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            inbox.lock()
+            guard !phonemeJobs.isEmpty, !stopping else { inbox.unlock(); return }
+            // A probe's next voice, queued by a completion in this stretch, goes on at once.
+            var job = phonemeJobs.removeFirst()
+            inbox.unlock()
+            if runBatch(&job, until: deadline) {
+                job.completion(job.readings.count == job.texts.count ? job.readings : nil)
+            } else {
+                inbox.lock()
+                phonemeJobs.insert(job, at: 0)
+                inbox.unlock()
+                return
+            }
+        }
+    }
+
+    /// More of the job's texts, until `deadline`; true when it is done (or failed).
+    private func runBatch(_ job: inout PhonemeJob, until deadline: UInt64) -> Bool {
+        guard job.wanted() else { return true }
+        guard loadVoice(job.voice) else { return true }
+        while job.readings.count < job.texts.count {
+            job.readings.append(Self.phonemes(job.texts[job.readings.count]))
+            if DispatchTime.now().uptimeNanoseconds >= deadline { break }
+        }
+        return job.readings.count == job.texts.count
+    }
+
+    /// One text's phonemes, clause by clause, joined by spaces.
+    private static func phonemes(_ text: String) -> String {
+        var parts: [String] = []
+        text.withCString { start in
+            var cursor: UnsafeRawPointer? = UnsafeRawPointer(start)
+            var guardCount = 0
+            while let position = cursor, guardCount < 10_000 {
+                guardCount += 1
+                var next: UnsafeRawPointer? = position
+                guard let result = espeak_TextToPhonemes(&next, Int32(espeakCHARS_UTF8), 0) else { break }
+                let phonemes = String(cString: result)
+                if !phonemes.isEmpty { parts.append(phonemes) }
+                if next == position { break }
+                cursor = next
+            }
+        }
+        return parts.joined(separator: " ")
     }
 
     private static func listVoices() -> [Voice] {

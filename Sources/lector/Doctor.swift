@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
 import LectorAudio
+import LectorBooks
 import LectorBus
 import LectorConfig
 import LectorCore
 import LectorInterface
 import LectorLoop
 import LectorSpeech
+import LectorState
 
 /// `lector doctor`: checks what Lector needs, one line per check, and says how to fix what is wrong.
 struct Doctor: ParsableCommand {
@@ -37,6 +39,7 @@ struct Doctor: ParsableCommand {
         checkSoundServer(&report, environment)
         let voices = checkVoices(&report)
         checkConfig(&report, environment, voices: voices)
+        checkBook(&report, bus, voices: voices, environment)
         InstalledFiles(environment: environment).check(&report, activatable: activatable)
         report.summary()
         if report.failures > 0 { throw ExitCode(1) }
@@ -174,6 +177,80 @@ struct Doctor: ParsableCommand {
             report.add(.ok, "voices", line)
         }
         return voices
+    }
+
+    // MARK: - The book: can its voice read it?
+
+    /// The open book as the running daemon checked it (Narrator1.Book), else the book read last,
+    /// checked here the same way: a sample of its text through espeak-ng with its voice.
+    private func checkBook(_ report: inout Report, _ bus: Bus?, voices: [Voice]?, _ environment: [String: String]) {
+        if let bus, (try? dbus(bus, "NameHasOwner", BusNames.service).readBool()) == true {
+            let book = (try? bus.call(destination: BusNames.service, path: BusNames.objectPath,
+                                      interface: "org.freedesktop.DBus.Properties", member: "Get",
+                                      timeoutMicroseconds: 3_000_000) {
+                try $0.append(MPRISNames.narrator)
+                try $0.append("Book")
+            }.readDisplayDictionary()) ?? [:]
+            guard let title = book["title"] else { return report.add(.ok, "book", "no book is open") }
+            if let warning = book["voice-warning"] {
+                let fix = Status.Snapshot.voiceFix(suggested: book["suggested-voice"], url: book["url"]).map { ". " + $0 } ?? ""
+                report.add(.warning, "book", "\"\(title)\": \(warning)\(fix)")
+            } else if book["unpronounced"] != nil {
+                report.add(.ok, "book", "\"\(title)\": its voice reads it")
+            } else {
+                report.add(.ok, "book", "\"\(title)\": not checked yet (the daemon checks a book between the first sentences it reads; ask again in a moment)")
+            }
+            return
+        }
+        guard let voices, !voices.isEmpty else { return report.add(.warning, "book", "not checked without voices") }
+        guard case .found(let recent) = RecentBookStore(directory: RecentBookStore.defaultDirectory()).load() else {
+            return report.add(.ok, "book", "no book has been read yet")
+        }
+        guard FileManager.default.fileExists(atPath: recent.path) else {
+            return report.add(.ok, "book", "not checked: the book read last, \(recent.path), is gone (moved or deleted)")
+        }
+        let outline: BookOutline
+        do {
+            outline = try BookReader.open(URL(fileURLWithPath: recent.path))
+        } catch {
+            return report.add(.warning, "book", "\(recent.path) cannot be read: \(error)")
+        }
+        var mark: Bookmark?
+        if case .found(let found) = BookmarkStore(directory: BookmarkStore.defaultDirectory()).load(bookIdentity: outline.identity) {
+            mark = found
+        }
+        let configuration = (try? FileManager.default.contents(atPath: config ?? Configuration.defaultPath(environment: environment))
+            .map { try Configuration.parse(utf8: Array($0), file: "config.toml") }) ?? nil
+        let catalog = VoiceCatalog(voices: voices)
+        let language = outline.language
+        let voice = mark?.voice.flatMap { try? catalog.resolve(language: nil, voice: $0) }
+            ?? language.flatMap { tag in configuration?.voice(forLanguage: tag).flatMap { try? catalog.resolve(language: tag, voice: $0) } }
+            ?? language.flatMap { try? catalog.resolve(language: $0, voice: nil) }
+            ?? (try? catalog.resolve(language: nil, voice: nil))
+        guard let voice else { return report.add(.warning, "book", "not checked: no voice") }
+        let start = min(max(0, mark?.chapter ?? 0), max(0, outline.chapters.count - 1))
+        let texts = (start..<min(outline.chapters.count, start + 6)).compactMap { try? outline.loadChapter($0).text }
+        guard let engine = try? SpeechEngine(bufferedSecondsAhead: 1) else {
+            return report.add(.warning, "book", "not checked: espeak-ng did not start")
+        }
+        defer { engine.shutdown() }
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: PronunciationReport?
+        PronunciationProbe.check(engine: engine, texts: texts, voice: voice, candidates: { verdict in
+            PronunciationCheck.candidates(for: verdict, bookLanguage: language, current: voice, catalog: catalog)
+        }) { checked in
+            result = checked
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 30)
+        let title = outline.title
+        guard let result else { return report.add(.ok, "book", "\"\(title)\": too little text to check") }
+        if result.isProblem {
+            let fix = Status.Snapshot.voiceFix(suggested: result.suggestion?.voice, url: URL(fileURLWithPath: recent.path).absoluteString)
+            report.add(.warning, "book", "\"\(title)\": \(result.sentence)" + (fix.map { ". " + $0 } ?? ""))
+        } else {
+            report.add(.ok, "book", "\"\(title)\": \(result.sentence)")
+        }
     }
 
     // MARK: - Config

@@ -79,7 +79,27 @@ struct Status: ParsableCommand {
                 Position: \(Self.clock(position)) of \(Self.clock(length)) (\(status))
                 Speed:    \(Rate.format(rate))
                 Progress: \(wholeBook)
-                """ + (sleep.isEmpty ? "" : "\nSleep:    " + Sleep.describe(sleep))
+                """ + (sleep.isEmpty ? "" : "\nSleep:    " + Sleep.describe(sleep)) + (voiceWarning.map { "\nWarning:  " + $0 } ?? "")
+        }
+
+        /// Narrator1.Book's `voice-warning` (the voice cannot read this book) and what to do.
+        var voiceWarning: String? {
+            guard let warning = book["voice-warning"] else { return nil }
+            return warning + "." + (Self.voiceFix(suggested: book["suggested-voice"], url: book["url"]).map { " " + $0 } ?? "")
+        }
+
+        /// "Fix: lector read /books/anna.txt --voice Russian", or nil when no voice can read it.
+        static func voiceFix(suggested: String?, url: String?) -> String? {
+            guard let suggested, !suggested.isEmpty else { return nil }
+            let path = url.flatMap { URL(string: $0)?.path } ?? "FILE"
+            return "Fix: lector read \(shellQuoted(path)) --voice \(shellQuoted(suggested))"
+        }
+
+        static func shellQuoted(_ text: String) -> String {
+            let plain = text.unicodeScalars.allSatisfy {
+                CharacterSet.alphanumerics.contains($0) || "/._-+,:=@".unicodeScalars.contains($0)
+            }
+            return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
         }
 
         /// "37% of the book, 1:24:10 left at this speed", or why that is not known yet.

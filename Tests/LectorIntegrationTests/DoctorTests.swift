@@ -24,7 +24,7 @@ final class DoctorTests: XCTestCase {
         XCTAssertEqual(doctor.status, 0, "\(doctor)")
         let output = doctor.stdout
         XCTAssertFalse(output.contains("FAIL"), "\(doctor)")
-        for check in ["session bus", "lector service", "sound server", "voices", "config", "activation file",
+        for check in ["session bus", "lector service", "sound server", "voices", "config", "book", "activation file",
                       "systemd unit", "desktop file", "icon"] {
             XCTAssertNotNil(line(check, in: output), "no \(check) line: \(doctor)")
         }
@@ -35,6 +35,7 @@ final class DoctorTests: XCTestCase {
         XCTAssertEqual(status(line("voices", in: output)), "ok", output)
         XCTAssertEqual(status(line("config", in: output)), "ok", output)
         XCTAssertTrue(line("config", in: output)?.contains("using the defaults") == true, output)
+        XCTAssertEqual(line("book", in: output), "ok      book: no book has been read yet", output)
         XCTAssertEqual(status(line("lector service", in: output)), "ok", output)
         XCTAssertTrue(line("lector service", in: output)?.contains("starts it on first use") == true, output)
         XCTAssertTrue(output.hasSuffix("0 failed\n"), output)

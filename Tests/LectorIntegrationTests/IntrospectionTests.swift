@@ -1,5 +1,6 @@
 import Foundation
 import FoundationXML
+import LectorCore
 import LectorTestKit
 import XCTest
 
@@ -138,6 +139,36 @@ final class IntrospectionTests: XCTestCase {
     }
 
     /// The structural comparison itself must see differences (else the test above proves nothing).
+    /// Every method's comment in the interface XML says which errors it returns, and every error
+    /// name the daemon can send is explained in one of the two files.
+    func testEveryMethodDocumentsItsErrors() throws {
+        var documentedNames = ""
+        for file in ["Lector1", "Narrator1"] {
+            let url = Self.repositoryRoot.appendingPathComponent("dbus/io.github.lector.\(file).xml")
+            let xml = try String(contentsOf: url, encoding: .utf8)
+            documentedNames += xml
+            var methods = 0
+            var searchFrom = xml.startIndex
+            while let method = xml.range(of: "<method name=\"", range: searchFrom..<xml.endIndex) {
+                let nameEnd = try XCTUnwrap(xml.range(of: "\"", range: method.upperBound..<xml.endIndex))
+                let name = String(xml[method.upperBound..<nameEnd.lowerBound])
+                let before = xml[..<method.lowerBound]
+                let comment = try XCTUnwrap(before.range(of: "<!--", options: .backwards), "\(file).\(name) has no comment")
+                // The comment must be this method's own: nothing but whitespace after it.
+                let commentEnd = try XCTUnwrap(before.range(of: "-->", options: .backwards))
+                XCTAssertTrue(before[commentEnd.upperBound...].allSatisfy(\.isWhitespace), "\(file).\(name): no comment right above it")
+                let text = before[comment.upperBound..<commentEnd.lowerBound]
+                XCTAssertTrue(text.contains("Errors:"), "\(file).\(name) does not say which errors it returns:\n\(text)")
+                methods += 1
+                searchFrom = nameEnd.upperBound
+            }
+            XCTAssertGreaterThan(methods, 5, file)
+        }
+        for kind in LectorError.Kind.allCases {
+            XCTAssertTrue(documentedNames.contains(kind.rawValue), "\(kind.rawValue) is explained in neither interface file")
+        }
+    }
+
     func testStructuralComparisonNoticesDifferences() throws {
         let base = """
             <node><!-- c --><interface name="x.Y"><method name="M"><arg type="s" name="a" direction="in"/>
