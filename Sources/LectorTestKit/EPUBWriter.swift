@@ -60,6 +60,29 @@ public struct EPUBWriter: Sendable {
         return data.count
     }
 
+    /// A book of `count` chapters, one document each ("Chapter N" and `paragraphs(N)`'s XHTML),
+    /// with no table of contents: large books for tests of what happens while chapters are still
+    /// being read in the background.
+    ///
+    ///     try EPUBWriter.chapters(300, identifier: "urn:uuid:large") { "<p>Chapter \($0)'s text.</p>" }
+    ///         .write(to: directory.appendingPathComponent("large.epub"))
+    public static func chapters(_ count: Int, identifier: String, title: String = "Chapters",
+                                paragraphs: (Int) -> String) -> EPUBWriter {
+        let items = (0..<count).map { #"<item id="c\#($0)" href="c\#($0).xhtml" media-type="application/xhtml+xml"/>"# }.joined()
+        let spine = (0..<count).map { #"<itemref idref="c\#($0)"/>"# }.joined()
+        let opf = #"<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">"#
+            + #"<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">\#(identifier)</dc:identifier>"#
+            + #"<dc:title>\#(title)</dc:title><dc:language>en</dc:language></metadata>"#
+            + "<manifest>\(items)</manifest><spine>\(spine)</spine></package>"
+        var writer = standard(opfPath: "book.opf", opf: opf)
+        for index in 0..<count {
+            writer = writer.adding("c\(index).xhtml",
+                                   #"<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>C\#(index)</title></head>"#
+                                   + "<body><h1>Chapter \(index + 1)</h1>\(paragraphs(index + 1))</body></html>")
+        }
+        return writer
+    }
+
     /// `META-INF/container.xml` naming the package document at `opf`.
     public static func container(opf: String) -> String {
         """

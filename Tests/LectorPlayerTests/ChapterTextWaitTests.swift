@@ -10,21 +10,9 @@ final class ChapterTextWaitTests: XCTestCase {
         defer { fixture.shutdown() }
         // 300 chapters, 4 MB of text: the last is read from the book well after Open replies.
         let book = fixture.session.directory.appendingPathComponent("large.epub")
-        let script = """
-            import sys, zipfile
-            z = zipfile.ZipFile(sys.argv[1], "w", compression=zipfile.ZIP_DEFLATED)
-            z.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
-            z.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="book.opf" media-type="application/oebps-package+xml"/></rootfiles></container>')
-            n = 300
-            items = "".join(f'<item id="c{i}" href="c{i}.xhtml" media-type="application/xhtml+xml"/>' for i in range(n))
-            spine = "".join(f'<itemref idref="c{i}"/>' for i in range(n))
-            z.writestr("book.opf", f'<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">urn:uuid:large-chapters</dc:identifier><dc:title>Large</dc:title><dc:language>en</dc:language></metadata><manifest>{items}</manifest><spine>{spine}</spine></package>')
-            for i in range(n):
-                para = "".join(f"<p>Sentence {j} of chapter {i + 1}: the river ran slowly past the old mill, and nobody knew why.</p>" for j in range(150))
-                z.writestr(f"c{i}.xhtml", f'<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>C{i}</title></head><body><h1>Chapter {i + 1}</h1>{para}</body></html>')
-            z.close()
-            """
-        XCTAssertEqual(try fixture.session.run("/usr/bin/python3", ["-c", script, book.path]).status, 0)
+        try EPUBWriter.chapters(300, identifier: "urn:uuid:large-chapters", title: "Large") { chapter in
+            (0..<150).map { "<p>Sentence \($0) of chapter \(chapter): the river ran slowly past the old mill, and nobody knew why.</p>" }.joined()
+        }.write(to: book)
 
         // Open and, in the same shell at once, the last chapter and a middle one.
         let narrator = PlayerFixture.narrator
