@@ -1,4 +1,5 @@
 import CEspeakNG
+import CLinux
 import Foundation
 import LectorCore
 
@@ -39,6 +40,8 @@ public final class SpeechEngine: @unchecked Sendable {
         nonisolated(unsafe) var failure: String?
         // The thread holds the engine until `shutdown()` ends it.
         let thread = Thread { [self] in
+            // Foundation's Thread.name does not reach the kernel here: name it for top -H and /proc.
+            _ = lector_name_this_thread("lector-espeak")
             failure = self.initializeOnEngineThread()
             ready.signal()
             if failure == nil {
