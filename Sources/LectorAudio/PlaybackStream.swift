@@ -214,12 +214,33 @@ public final class PlaybackStream {
         for waiter in waiters { waiter(frame) }
     }
 
-    /// Microseconds between timing queries at most while something waits to be heard.
-    public static let longestTimingGap: UInt64 = 200_000
+    /// Asks the server where playback is, for `currentHeardFrame()` to interpolate from; nobody
+    /// waits for the answer.
+    public func refreshTiming() {
+        guard state == .ready, stream != nil else { return }
+        updateTiming()
+    }
+
+    /// Whether `currentHeardFrame()` can be trusted as it is: the server said where playback was
+    /// less than `maxAge` microseconds ago, and nothing since made that answer wrong (a flush,
+    /// or a reply from before playback started, which does not move). Otherwise ask again
+    /// (`heardFrame(_:)`) before announcing what is heard.
+    public func timingIsFresh(maxAge: UInt64) -> Bool {
+        guard state == .ready, let stream, !timingInFlight, let info = pa_stream_get_timing_info(stream)?.pointee,
+              info.write_index_corrupt == 0, info.read_index_corrupt == 0 else { return false }
+        if info.playing == 0, !isCorked, info.write_index > info.read_index { return false }
+        var now = timeval()
+        gettimeofday(&now, nil)
+        let age = (Int64(now.tv_sec) - Int64(info.timestamp.tv_sec)) * 1_000_000
+            + Int64(now.tv_usec) - Int64(info.timestamp.tv_usec)
+        return age >= 0 && UInt64(age) < maxAge
+    }
+
+    /// Microseconds between looks at most while something waits to be heard.
+    public static let longestTimingGap: UInt64 = 1_000_000
 
     /// When to look again for `frame`: the microseconds until the interpolated clock reaches it
-    /// (plus 1 ms), but at most `longest`, since the estimate is only as fresh as the last
-    /// timing reply.
+    /// (plus 1 ms), but at most `longest`, in case the clock stopped meanwhile (an underrun).
     public func microseconds(untilHeard frame: Int64, atMost longest: UInt64 = longestTimingGap) -> UInt64 {
         let ahead = max(0, frame - currentHeardFrame())
         return min(UInt64(ahead) * 1_000_000 / UInt64(sampleRate) + 1_000, longest)

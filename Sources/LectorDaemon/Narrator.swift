@@ -62,7 +62,7 @@ final class Narrator {
         }
         didSet {
             guard oldValue !== stream else { return }
-            schedule = .init()
+            channel.clock = stream   // which also forgets what was waiting to be heard on the old one
             upcoming = []
             chapterEndScheduled = false
             // The new stream counts frames from its own start: begin a run at the last word heard.
@@ -73,7 +73,8 @@ final class Narrator {
         }
     }
 
-    private var schedule = HearingSchedule<Event>()
+    /// Words and the chapter's end wait there for the listener to hear them.
+    private let channel: SpeakingChannel<Event>
     private var upcoming: [Word] = []
     private var synthesis: Synthesis?
     private(set) var clock = ChapterClock(scalarCount: 0)
@@ -100,7 +101,6 @@ final class Narrator {
     static let lengthRefinement = 0.02
     /// A jump waiting for its chapter's text.
     private var pendingJump: (chapter: Int, offset: Int, time: Int64?)?
-    private var heardTimer: EventSource?
     /// Position across a stream replacement (sound server restart).
     private var carriedPosition: Int64 = 0
     /// Which book and chapter `segmenter` holds.
@@ -113,14 +113,19 @@ final class Narrator {
     init(loop: EventLoop, engine: SpeechEngine, allocateJob: @escaping () -> UInt64) throws {
         self.engine = engine
         self.allocateJob = allocateJob
-        heardTimer = try loop.timer { [weak self] in self?.checkHeard() }
+        channel = try SpeakingChannel(loop: loop)
+        channel.listens = { [weak self] in self?.state.status == .playing }
+        channel.onHeard = { [weak self] events in
+            guard let self else { return }
+            for event in events { self.announce(event) }
+            self.feed()
+        }
     }
 
     /// Teardown, before the bookmark is taken: the word being heard now (from the playback
     /// clock, interpolated since the last timing reply) becomes the bookmark's word.
     func settleHeard() {
-        guard let stream else { return }
-        for event in schedule.due(heard: stream.currentHeardFrame()) {
+        for event in channel.heardNow() {
             if case .word(let word) = event { hear(word) }
         }
     }
@@ -132,7 +137,7 @@ final class Narrator {
     /// Teardown: nothing more is synthesized or played; the stream is let go (its sound server
     /// frees it). The bookmark must have been taken before.
     func close() {
-        heardTimer?.close()
+        channel.close()
         if let current = synthesis { engine.cancel(id: current.job) }
         synthesis = nil
         stream = nil
@@ -316,7 +321,7 @@ final class Narrator {
         stream?.pause()
         cutAtNextWord()
         update { $0.status = .paused }
-        heardTimer?.cancel()
+        channel.stopListening()
         onBookmark?()
     }
 
@@ -399,8 +404,8 @@ final class Narrator {
         }
         if !chapterEndScheduled {
             chapterEndScheduled = true
-            schedule.add(.chapterEnd, at: stream.endFrame)
-            rescheduleHeard()
+            channel.add(.chapterEnd, at: stream.endFrame)
+            channel.reschedule()
         }
     }
 
@@ -438,7 +443,7 @@ final class Narrator {
                         frame: base + Int64(max(0, boundary.sample - synthesis.trimmer.dropped)))
         synthesis.words.append(word)
         upcoming.append(word)
-        schedule.add(.word(word), at: word.frame)
+        channel.add(.word(word), at: word.frame)
     }
 
     private func learn(scalars: Int, samples: Int, sampleRate: Int) {
@@ -467,13 +472,13 @@ final class Narrator {
         }
         chapterEndScheduled = false
         guard let cut = upcoming.first(where: { $0.frame >= stream.framesWritten }) else {
-            schedule.removeAll(fromFrame: stream.endFrame)
-            schedule.removeAll { if case .chapterEnd = $0 { return true } else { return false } }
+            channel.removeAll(fromFrame: stream.endFrame)
+            channel.removeAll { if case .chapterEnd = $0 { return true } else { return false } }
             if let last = upcoming.last, last.offset + last.length > nextOffset { nextOffset = last.offset + last.length }
             return nil
         }
         stream.truncate(atFrame: cut.frame)
-        schedule.removeAll(fromFrame: cut.frame)
+        channel.removeAll(fromFrame: cut.frame)
         upcoming.removeAll { $0.frame >= cut.frame }
         nextOffset = cut.offset
         return cut
@@ -485,11 +490,10 @@ final class Narrator {
         synthesis = nil
         stream?.stop()
         if state.status == .playing, !isHeld { stream?.resume() }
-        schedule = .init()
+        channel.removeAll()
         upcoming = []
         pendingJump = nil
         chapterEndScheduled = false
-        heardTimer?.cancel()
     }
 
     /// The last chapter was heard to its end (or Seek went past it): stop there.
@@ -506,20 +510,7 @@ final class Narrator {
     // MARK: - hearing
 
     private func rescheduleHeard() {
-        guard state.status == .playing, let next = schedule.nextFrame, let stream else {
-            heardTimer?.cancel()
-            return
-        }
-        heardTimer?.schedule(noLaterThan: stream.microseconds(untilHeard: next))
-    }
-
-    private func checkHeard() {
-        stream?.heardFrame { [weak self] heard in
-            guard let self else { return }
-            for event in self.schedule.due(heard: heard) { self.announce(event) }
-            self.feed()
-            self.rescheduleHeard()
-        }
+        channel.reschedule()
     }
 
     private func hear(_ word: Word) {
