@@ -356,10 +356,13 @@ final class Narrator {
         return clock.position(audioSeconds: seconds, rate: state.rate)
     }
 
-    /// Rate change at the next word not yet sent to the server: no gap, no repeat.
+    /// Rate change at the next word: the first one far enough ahead of the listener that the
+    /// server's buffered audio can be cut there before it plays (`PlaybackStream.truncate`). No
+    /// gap, no repeat.
     func setRate(_ rate: Double) {
         guard rate != state.rate else { return }
-        if let stream, state.status == .playing, let cut = cutAtNextWord() {
+        if let stream, state.status == .playing,
+           let cut = cutAtNextWord(atOrAfter: stream.currentHeardFrame() + Self.cutLeadFrames(stream)) {
             let seconds = Double(max(0, cut.frame - runBaseFrame)) / Double(stream.sampleRate)
             let time = clock.position(audioSeconds: seconds, rate: state.rate)
             clock.startRun(atOffset: cut.offset, time: time)
@@ -457,11 +460,21 @@ final class Narrator {
         // chapter or rate change (see `announcedLength`).
     }
 
-    /// Stops synthesis and drops queued audio from the first word the server does not have yet,
-    /// so synthesis can continue from that word later. Returns that word, if there is one.
+    /// How far ahead of the listener a cut into the server's buffer may be: the new audio must
+    /// be synthesized and reach the server before playback gets there.
+    static let cutLeadMilliseconds = 80
+
+    static func cutLeadFrames(_ stream: PlaybackStream) -> Int64 {
+        Int64(stream.sampleRate * cutLeadMilliseconds / 1000)
+    }
+
+    /// Stops synthesis and drops queued audio from the first word at or after `earliest` (by
+    /// default the first the server does not have yet, so what it holds plays on), so synthesis
+    /// can continue from that word later. Returns that word, if there is one.
     @discardableResult
-    private func cutAtNextWord() -> Word? {
+    private func cutAtNextWord(atOrAfter earliest: Int64? = nil) -> Word? {
         guard let stream else { return nil }
+        let earliest = earliest ?? stream.framesWritten
         if let current = synthesis {
             engine.cancel(id: current.job)
             synthesis = nil
@@ -471,7 +484,7 @@ final class Narrator {
             }
         }
         chapterEndScheduled = false
-        guard let cut = upcoming.first(where: { $0.frame >= stream.framesWritten }) else {
+        guard let cut = upcoming.first(where: { $0.frame >= earliest }) else {
             channel.removeAll(fromFrame: stream.endFrame)
             channel.removeAll { if case .chapterEnd = $0 { return true } else { return false } }
             if let last = upcoming.last, last.offset + last.length > nextOffset { nextOffset = last.offset + last.length }
