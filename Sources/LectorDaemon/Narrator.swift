@@ -34,8 +34,11 @@ final class Narrator {
         var earlyWords: [WordBoundary] = []
     }
 
-    /// Synthesis stays at most this far ahead of what is heard.
-    static let aheadSeconds: Int64 = 10
+    /// Synthesis runs in batches: once less than `refillBelowSeconds` of audio is ahead of the
+    /// listener it goes on, segment after segment, until `aheadSeconds` are; then the speech
+    /// thread sleeps until the listener has heard the difference.
+    static let aheadSeconds: Int64 = 30
+    static let refillBelowSeconds: Int64 = 15
 
     let engine: SpeechEngine
     let allocateJob: () -> UInt64
@@ -88,6 +91,8 @@ final class Narrator {
     /// The stream frame at which that word began (nil when it was not heard on this stream run).
     private var heardFrame: Int64?
     private var chapterEndScheduled = false
+    /// Between `refillBelowSeconds` and `aheadSeconds`: a batch of synthesis is under way.
+    private var refilling = true
     /// Speaking speed learned from this book, carried from chapter to chapter.
     private var learnedSpeed = 15.0
     private var learning = (scalars: 0, seconds: 0.0)
@@ -385,13 +390,24 @@ final class Narrator {
 
     // MARK: - synthesis
 
-    /// Asks the engine for the next segment when nothing is being synthesized and the
-    /// listener is less than `aheadSeconds` behind.
+    /// Asks the engine for the next segment when nothing is being synthesized and a batch is
+    /// due (see `aheadSeconds`).
     func feed() {
         guard state.status == .playing, !isHeld, synthesis == nil, pendingJump == nil, let stream,
               stream.state == .ready, let voice else { return }
-        let heard = stream.currentHeardFrame()
-        guard stream.endFrame - heard < Self.aheadSeconds * Int64(stream.sampleRate) else { return }
+        let ahead = stream.endFrame - stream.currentHeardFrame()
+        let rate = Int64(stream.sampleRate)
+        if ahead < Self.refillBelowSeconds * rate { refilling = true }
+        guard refilling, ahead < Self.aheadSeconds * rate else {
+            refilling = false
+            return
+        }
+        // Seconds ahead: each sentence reaches the loop in one piece (one wake-up, not one per
+        // 20 ms). Nearly nothing ahead (a start, a seek, a resume): its first sound at once, the
+        // rest by the second. (Sentences stay one synthesis each: espeak-ng pauses between
+        // sentences of one text, not after the last, so joining them would change the reading.)
+        let delivery: SpeechEngine.Delivery = ahead >= 2 * rate ? .batched(frames: .max, firstAtOnce: false)
+            : .batched(frames: stream.sampleRate, firstAtOnce: ahead < rate / 2)
         while nextOffset < segmenter.count {
             let range = segmenter.segment(from: nextOffset)
             guard var request = try? SpeechRequest(text: segmenter.text(range)) else {
@@ -402,7 +418,7 @@ final class Narrator {
             let job = allocateJob()
             synthesis = Synthesis(job: job, range: range,
                                   trimmer: LeadingSilenceTrimmer(enabled: nextOffset == clock.runStartOffset))
-            engine.synthesize(id: job, request: request, voice: voice)
+            engine.synthesize(id: job, request: request, voice: voice, delivery: delivery)
             return
         }
         if !chapterEndScheduled {
