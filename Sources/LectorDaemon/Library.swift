@@ -11,7 +11,8 @@ import LectorState
 /// back on the loop; the first chapter plays as soon as it is parsed, the rest follow on
 /// `bookQueue`. Bookmarks (chapter and word) are taken on the loop and written on
 /// `bookmarkQueue` (atomic, fsynced): at pause, stop, chapter change, exit and every 5 s while
-/// playing. The book opened last is remembered (`recent-book.json`, same queue) so that it can
+/// playing (those periodic ones without fsync: a disk flush every 5 s for as long as a book plays
+/// keeps a laptop's disk from idling; a crash of the daemon still finds them). The book opened last is remembered (`recent-book.json`, same queue) so that it can
 /// be resumed from anywhere after a restart: loaded, stopped, at start-up (`resumeAtStartUp`),
 /// played by `resume`.
 ///
@@ -44,7 +45,7 @@ final class Library {
     /// The generation of the open being parsed, until its result is back on the loop.
     private var parsing: Int?
     /// Bookmarks are written here, never on the loop (fsync can take long).
-    private let bookmarkQueue = DispatchQueue(label: "io.github.lector.bookmarks")
+    private let bookmarkQueue = SerialWorker(name: "lector-bookmarks")
     /// Books are parsed here, never on the loop.
     private let bookQueue = DispatchQueue(label: "io.github.lector.books")
     /// Opens parse here, never queued behind the previous book's background chapters on `bookQueue`.
@@ -76,7 +77,7 @@ final class Library {
         self.catalog = catalog
         bookmarkTimer = try loop.timer { [weak self] in
             guard let self else { return }
-            self.saveBookmark()
+            self.saveBookmark(durable: false)
             if self.narrator.state.status == .playing { self.bookmarkTimer?.schedule(after: Self.bookmarkSeconds * 1_000_000) }
         }
         // One small file, read once before the loop runs.
@@ -92,6 +93,7 @@ final class Library {
     /// Teardown: no timer fires after this (the bookmark must have been taken).
     func close() {
         bookmarkTimer?.close()
+        bookmarkQueue.close()
     }
 
     /// Narration started or stopped playing: bookmarks every 5 s while it plays.
@@ -105,14 +107,14 @@ final class Library {
     // MARK: - bookmarks
 
     /// The narrator's book at the word last heard, written off the loop.
-    func saveBookmark() {
+    func saveBookmark(durable: Bool = true) {
         guard let book = narrator.book else { return }
         let point = narrator.resumePoint
         let bookmark = Bookmark(bookIdentity: book.identity, path: book.url.path, chapter: point.chapter, offset: point.offset)
         let store = bookmarks
         bookmarkQueue.async {
             do {
-                try store.save(bookmark)
+                try store.save(bookmark, durable: durable)
             } catch {
                 Journal.log(.warning, "could not save the bookmark of \(bookmark.path): \(error)",
                             fields: ["LECTOR_BOOK": bookmark.path])
