@@ -192,6 +192,7 @@ final class PowerBenchmark {
         guard let usage = process.resourceUsage else { throw BenchError("no resource usage for \(executable)") }
         let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        log("\(executable): \(usage.ru_nvcsw + usage.ru_nivcsw) switches, of which involuntary \(usage.ru_nivcsw)")
         return PowerRun(seconds: end.timeIntervalSince(start), ownSwitches: usage.ru_nvcsw + usage.ru_nivcsw,
                         serverSwitches: serverAfter - serverBefore, cpuSeconds: cpu, threadSwitches: [:])
     }

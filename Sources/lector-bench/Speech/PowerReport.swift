@@ -51,7 +51,8 @@ extension PowerBenchmark {
         report.text("lector-bench power (issue 16, \(Build.name) build): \(results.words) words, "
                     + String(format: "WAV %.1f s, ", results.wavSeconds)
                     + "\(runs) run\(runs == 1 ? "" : "s") each (medians), \(results.soundServer), "
-                    + "null sink 48000 Hz stereo, module-suspend-on-idle")
+                    + "null sink 48000 Hz stereo, "
+                    + (results.soundServer == .pulseaudio ? "module-suspend-on-idle" : "WirePlumber suspends idle nodes"))
         let names = players.map { $0 == .before ? "before" : $0.rawValue }
         var table = TextTable("from start to end of the speech", columns: names + ["/paplay", "/espeak-ng"],
                               labelWidth: 34, columnWidth: 11)
