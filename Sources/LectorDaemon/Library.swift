@@ -75,7 +75,9 @@ final class Library {
     init(loop: EventLoop, narrator: Narrator, catalog: VoiceCatalog) throws {
         self.narrator = narrator
         self.catalog = catalog
-        bookmarkTimer = try loop.timer { [weak self] in
+        // A second of slack: while a book plays the loop wakes for every word heard, and the
+        // periodic bookmark goes with one of those instead of waking it on its own.
+        bookmarkTimer = try loop.timer(slack: 1_000_000) { [weak self] in
             guard let self else { return }
             self.saveBookmark(durable: false)
             if self.narrator.state.status == .playing { self.bookmarkTimer?.schedule(after: Self.bookmarkSeconds * 1_000_000) }

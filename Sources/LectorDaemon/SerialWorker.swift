@@ -26,32 +26,32 @@ final class SerialWorker: @unchecked Sendable {
 
     /// Runs `work` after everything queued before it.
     func async(_ work: @escaping @Sendable () -> Void) {
-        condition.withLock {
-            guard !closed else { return }
+        let queued = condition.withLock {
+            guard !closed else { return false }
             queue.append(work)
-            condition.signal()
+            return true
         }
+        // After the unlock: the thread must not wake to a lock still taken (a second wake-up).
+        if queued { condition.signal() }
     }
 
     /// Runs `work` after everything queued before it and waits for it.
     func sync(_ work: @escaping @Sendable () -> Void) {
         let done = DispatchSemaphore(value: 0)
-        var queued = false
-        condition.withLock {
-            guard !closed else { return }
+        let queued = condition.withLock {
+            guard !closed else { return false }
             queue.append { work(); done.signal() }
-            queued = true
-            condition.signal()
+            return true
         }
-        if queued { done.wait() }
+        guard queued else { return }
+        condition.signal()
+        done.wait()
     }
 
     /// The thread ends once what is queued has run; nothing queued later runs.
     func close() {
-        condition.withLock {
-            closed = true
-            condition.signal()
-        }
+        condition.withLock { closed = true }
+        condition.signal()
     }
 
     private func run(_ condition: NSCondition) {

@@ -71,8 +71,8 @@ public final class SpeechEngine: @unchecked Sendable {
     public func synthesize(id: UInt64, request: SpeechRequest, voice: Voice, delivery: Delivery = .immediate) {
         inbox.lock()
         jobs.append(Job(id: id, request: request, voice: voice, delivery: delivery))
-        inbox.signal()
         inbox.unlock()
+        inbox.signal()   // after the unlock: the speech thread must not wake to a lock still taken
     }
 
     /// Stop `id` wherever it is: waiting, or mid-synthesis (the callback aborts at its next call).

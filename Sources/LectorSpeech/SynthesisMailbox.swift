@@ -42,7 +42,6 @@ public final class SynthesisMailbox: @unchecked Sendable {
     public func push(_ outputs: [SynthesisOutput]) -> Bool {
         guard let id = outputs.first?.id else { return true }
         condition.lock()
-        defer { condition.unlock() }
         let frames = outputs.reduce(0) { total, output in
             if case .audio(_, let samples) = output { return total + samples.count }
             return total
@@ -54,17 +53,23 @@ public final class SynthesisMailbox: @unchecked Sendable {
             }
             producerWaiting = false
         }
-        if cancelled.contains(id) {
+        let wasCancelled = cancelled.contains(id)
+        if wasCancelled {
             let finish = outputs.filter(isFinish)
-            guard !finish.isEmpty else { return false }
+            guard !finish.isEmpty else {
+                condition.unlock()
+                return false
+            }
             items.append(contentsOf: finish)
         } else {
             bufferedFrames += frames
             items.append(contentsOf: outputs)
         }
+        condition.unlock()
+        // After the unlock: the loop wakes to drain, and must not find the lock still taken.
         var one: UInt64 = 1
         _ = write(fileDescriptor, &one, 8)
-        return !cancelled.contains(id)
+        return !wasCancelled
     }
 
     /// Synthesis thread: whether the speech it is producing should stop.
@@ -89,8 +94,9 @@ public final class SynthesisMailbox: @unchecked Sendable {
     public func consumed(frames: Int) {
         condition.lock()
         bufferedFrames = max(0, bufferedFrames - frames)
-        if producerWaiting, bufferedFrames <= highWaterFrames / 2 { condition.broadcast() }
+        let wake = producerWaiting && bufferedFrames <= highWaterFrames / 2
         condition.unlock()
+        if wake { condition.broadcast() }
     }
 
     /// Any thread: stop producing `id`. Its queued audio is dropped here; the loop drops what it
