@@ -44,7 +44,10 @@ public final class PlaybackStream {
         public static let announcement = Buffering(targetMilliseconds: 30, requestMilliseconds: 5,
                                                    prebufMilliseconds: 5, adjustLatency: true)
 
-        /// A book: seconds on the server, refilled rarely.
+        /// A book: 8 s on the server, topped up when 3 s are missing, the sink asked for 2 s
+        /// (PulseAudio's null and ALSA sinks then wake about once per 2 s for it; PipeWire caps the
+        /// quantum at its max-quantum). Fewer top-ups would mean fewer wake-ups still, but each
+        /// played memblock is released with a message of its own, as often as the sink mixes.
         public static let narration: Buffering = {
             // Experiments only: LECTOR_NARRATION_BUFFER=target,request,prebuf,adjust(0|1).
             if let value = getenv("LECTOR_NARRATION_BUFFER").map({ String(cString: $0) }) {
@@ -54,7 +57,7 @@ public final class PlaybackStream {
                                      prebufMilliseconds: parts[2], adjustLatency: parts[3] != 0)
                 }
             }
-            return Buffering(targetMilliseconds: 7000, requestMilliseconds: 3000, prebufMilliseconds: 5, adjustLatency: false)
+            return Buffering(targetMilliseconds: 8000, requestMilliseconds: 3000, prebufMilliseconds: 5, adjustLatency: false)
         }()
 
         /// A corked stream that asks nothing of the sink. PulseAudio runs a sink at the lowest

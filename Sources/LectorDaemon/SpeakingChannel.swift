@@ -22,7 +22,7 @@ import LectorLoop
 @MainActor
 final class SpeakingChannel<Event> {
     /// How old the server's last word on the playback position may be before it is asked again.
-    static var timingMaxAge: UInt64 { 5_000_000 }
+    static var timingMaxAge: UInt64 { 10_000_000 }
 
     /// Everything heard since the last time, in frame order (possibly nothing: the clock was
     /// checked). Called from the timer.
