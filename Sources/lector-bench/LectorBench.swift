@@ -168,7 +168,7 @@ struct Power: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Wakeups and CPU while narrating, side by side with paplay and espeak-ng on the same text (issue 16).",
         discussion: """
-            The same prose read by lector (a one-chapter book, from start to end), played by paplay as a WAV made by espeak-ng -w, and spoken by espeak-ng, on a private sound server with one null sink and nothing recording: own wakeups/s (context switches of all threads), the sound server's wakeups/s, CPU seconds per minute of audio; then lector paused and stopped.
+            The same prose read by lector (a one-chapter book, from start to end), played by paplay as a WAV made by espeak-ng -w, and spoken by espeak-ng, on a private sound server with one null sink and nothing recording: own wakeups/s (context switches of all threads), the sound server's wakeups/s, CPU seconds per minute of audio; then paplay again with an idle lector beside it, and lector paused and stopped.
             """)
 
     @OptionGroup var common: CommonOptions

@@ -21,7 +21,9 @@ import Glibc
 /// - server wakeups/s: the same sum over the sound server's processes (pulseaudio; or pipewire,
 ///   pipewire-pulse and wireplumber).
 /// - CPU seconds per minute of audio: utime + stime over the same time, divided by its minutes.
-/// And lector paused and stopped: its wakeups and the server's over a window, and the sink's state.
+/// Then paplay once more beside an idle daemon (what lector costs other apps while it does
+/// nothing), and lector paused and stopped: its wakeups and the server's over a window, and the
+/// sink's state.
 final class PowerBenchmark {
     static let sink = "lector_power"
 
@@ -116,6 +118,22 @@ final class PowerBenchmark {
                 log("power round \(round + 1) \(player.rawValue): " + run.summary)
                 results.runs[player, default: []].append(run)
             }
+        }
+
+        // paplay again, an idle lector beside it (it has announced once): what lector costs other
+        // apps while it does nothing. PulseAudio runs a sink at the lowest latency any stream on it
+        // asks for, corked ones included.
+        for (label, path) in [("lector", lectorPath), ("lector (before)", beforePath)] {
+            guard let path else { continue }
+            let daemon = try startDaemon(session, path)
+            defer { daemon.terminate(grace: 3) }
+            let said = try session.run(path, ["say", "--wait", "Beside."], timeout: 30)
+            if !said.succeeded { log("power: lector say --wait failed: \(said)") }
+            try settle(session, .paplay, runs - 1)
+            let run = try measureProcess(session, "paplay", [wav.path], server: serverProcesses,
+                                         expectedSeconds: results.wavSeconds)
+            log("power: paplay beside an idle \(label): " + run.summary)
+            results.besideIdle[label] = run
         }
 
         // Paused, then stopped: nothing should wake, and the sink should suspend.
@@ -311,6 +329,8 @@ struct PowerResults {
     var runs: [PowerBenchmark.Player: [PowerRun]] = [:]
     var paused: RestFigure?
     var stopped: RestFigure?
+    /// paplay played beside an idle daemon, by the daemon's label ("lector", "lector (before)").
+    var besideIdle: [String: PowerRun] = [:]
 }
 
 extension Array {

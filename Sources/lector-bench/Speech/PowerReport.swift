@@ -78,6 +78,16 @@ extension PowerBenchmark {
         row("CPU s per minute of audio", \.cpuPerMinute, "%.3f", goalAgainst: .espeak)
         table.row("seconds from start to end", players.map { cell(median($0, \.seconds), "%.1f") } + ["", ""])
         report.table(table)
+        if !results.besideIdle.isEmpty {
+            let labels = ["lector", "lector (before)"].filter { results.besideIdle[$0] != nil }
+            var beside = TextTable("paplay, an idle daemon beside it", columns: ["alone"] + labels.map { $0 == "lector" ? "lector" : "before" },
+                                   labelWidth: 34, columnWidth: 11)
+            beside.row("paplay's own wakeups/s", [cell(median(.paplay, \.ownPerSecond), "%.1f")]
+                       + labels.map { cell(results.besideIdle[$0]?.ownPerSecond, "%.1f") })
+            beside.row("sound server wakeups/s", [cell(median(.paplay, \.serverPerSecond), "%.1f")]
+                       + labels.map { cell(results.besideIdle[$0]?.serverPerSecond, "%.1f") })
+            report.table(beside)
+        }
         for (name, figure) in [("paused", results.paused), ("stopped", results.stopped)] {
             guard let figure else { continue }
             report.text(String(format: "lector %@: own %.1f wakeups/s, server %.1f wakeups/s, %d CPU ticks over %.1f s; sink %@",
@@ -97,6 +107,13 @@ extension PowerBenchmark {
                 eventLoopWakeupsPerS: lector ? figure(median(player) { Double($0.threadSwitches["event loop"] ?? 0) / $0.seconds }) : nil,
                 speechThreadWakeupsPerS: lector ? figure(median(player) { Double($0.threadSwitches["speech thread"] ?? 0) / $0.seconds }) : nil,
                 otherThreadsWakeupsPerS: lector ? figure(median(player) { Double($0.threadSwitches["other threads"] ?? 0) / $0.seconds }) : nil))
+        }
+        for (label, run) in results.besideIdle.sorted(by: { $0.key < $1.key }) {
+            report.record(PowerRecord(
+                metric: "power.paplay_beside_idle_" + (label == "lector" ? "lector" : "lector_before"),
+                soundServer: results.soundServer.rawValue, words: results.words, runs: 1,
+                seconds: figure(run.seconds), wakeupsPerS: figure(run.ownPerSecond),
+                serverWakeupsPerS: figure(run.serverPerSecond), cpuSPerMinute: figure(run.cpuPerMinute)))
         }
         for (name, rest) in [("paused", results.paused), ("stopped", results.stopped)] {
             guard let rest else { continue }
