@@ -6,6 +6,8 @@ import PackageDescription
 //                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue
 //   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library in their own code;
 //                 LectorConfig parses with TOMLKit, a Swift wrapper of toml++; unit-tested alone)
+//   SSML          LectorSSML: libxml2 behind one file (SSMLReader), espeak-ng's rules in Swift; LectorCore's
+//                 SpeechRequest calls it as LectorConfig calls TOMLKit
 //   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
 //   the service   LectorDaemon (one context, one event loop), lector (CLI)
 //   testing       LectorTestKit (private bus + sound server + monitor recorder, EPUB writer), lector-bench
@@ -44,7 +46,11 @@ let package = Package(
 
         // The bus vocabulary shared by the daemon, the CLI and the tests: names, paths, errors, option keys.
         .target(name: "LectorInterface"),
-        .target(name: "LectorCore", dependencies: ["LectorInterface"]),
+        // The SSML check of Speak's `ssml` option: libxml2 reads (well-formedness, offsets), espeak-ng's
+        // own rules are Swift. Its own target so that LectorCore imports no C library (SSMLCheck's doc
+        // comment says why libxml2 rather than FoundationXML).
+        .target(name: "LectorSSML", dependencies: ["CLibXML2", "LectorInterface"]),
+        .target(name: "LectorCore", dependencies: ["LectorInterface", "LectorSSML"]),
         // Books: EPUB 2/3 and plain text to chapters of speakable text. Swift (its zip reader is
         // a Swift package) but for libxml2's parsers behind two files, XMLSAXParser and
         // HTMLDocumentParser; tested fast and alone like LectorCore.
@@ -93,6 +99,7 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
+        .testTarget(name: "LectorSSMLTests", dependencies: ["LectorSSML", "LectorInterface"]),
         // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory.
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorTestKit", "LectorPolicy", "LectorAudio",
                                                               "LectorLoop", "LectorState"]),

@@ -1,3 +1,5 @@
+import LectorCore
+
 /// Drops the angle brackets books put around web and mail addresses, which a speech engine would
 /// otherwise read as "less than … greater than":
 ///
@@ -13,8 +15,14 @@
 /// the brackets it held: the page shows the address without them, as it is heard).
 enum AddressBrackets {
     static func removed(from document: DocumentText) -> DocumentText {
+        removedMovingOffsets(from: document).document
+    }
+
+    /// The same, and how an offset of the old text moves (for ranges kept outside the document,
+    /// like the moved notes' ranges in their `NotesText`).
+    static func removedMovingOffsets(from document: DocumentText) -> (document: DocumentText, moved: (Int) -> Int) {
         let deleted = bracketPositions(in: document.scalars)
-        guard !deleted.isEmpty else { return document }
+        guard !deleted.isEmpty else { return (document, { $0 }) }
         var result = document
         var kept: [Unicode.Scalar] = []
         kept.reserveCapacity(document.scalars.count - deleted.count)
@@ -43,10 +51,15 @@ enum AddressBrackets {
             return segment
         }
         result.headings = document.headings.map { heading in
-            DocumentHeading(offset: moved(heading.offset), text: removed(from: heading.text))
+            DocumentHeading(offset: moved(heading.offset), end: moved(heading.end), text: removed(from: heading.text))
         }
         result.markup = document.markup?.moved(moved)
-        return result
+        result.notes = document.notes.movingOffsets(moved)
+        result.languages = document.languages.map {
+            LanguageRun(range: moved($0.range.lowerBound)..<max(moved($0.range.lowerBound), moved($0.range.upperBound)),
+                        language: $0.language)
+        }
+        return (result, moved)
     }
 
     static func removed(from text: String) -> String {

@@ -84,7 +84,8 @@ public struct BookOutline: Sendable {
     }
 
     /// A content document's whole speakable text, the text `SourceSpan.documentOffset` indexes:
-    /// `path` is a `SourceSpan.documentPath`.
+    /// `path` is a `SourceSpan.documentPath` (`EPUB/c1.xhtml`, or `EPUB/c1.xhtml#notes` for the
+    /// notes read out of their place).
     public func documentText(_ path: String) throws(BookError) -> String {
         try source.documentText(path)
     }

@@ -13,7 +13,8 @@ import Foundation
 public enum BookReader {
     static let zipSignatures: [[UInt8]] = [[0x50, 0x4B, 0x03, 0x04], [0x50, 0x4B, 0x05, 0x06], [0x50, 0x4B, 0x07, 0x08]]
 
-    public static func open(_ url: URL, limits: BookLimits = .default) throws(BookError) -> BookOutline {
+    public static func open(_ url: URL, limits: BookLimits = .default,
+                            options: BookReadingOptions = .default) throws(BookError) -> BookOutline {
         let file = url.standardizedFileURL
         let size = try fileSize(file)
         guard size > 0 else { throw .emptyFile(file: file) }
@@ -27,7 +28,7 @@ public enum BookReader {
         }
         if isPDF(head) { throw .pdf(file: file) }
         if zipSignatures.contains(Array(head.prefix(4))) {
-            return try EPUBOpener.open(file, limits: limits)
+            return try EPUBOpener.open(file, limits: limits, options: options)
         }
         if file.pathExtension.lowercased() == "epub" { throw .notAZip(file: file) }
         return try openPlainText(file, size: size, limits: limits)

@@ -1,12 +1,16 @@
+import LectorCore
+
 /// One chapter's speakable text: what the narrator reads as one track.
 ///
-/// `text` is plain prose for a speech engine: paragraphs separated by a blank line, whitespace
-/// collapsed, notes and page numbers left out, and a period after a heading or line that ends
-/// without punctuation so the voice pauses there, e.g.
+/// `text` is plain prose for a speech engine, in the book's own words: paragraphs separated by a
+/// blank line, and lines that run on mid-sentence (verse, list items, table cells, code) by a
+/// line break; whitespace collapsed, page numbers and note markers left out. No punctuation is
+/// invented: the narrator gives a bare line break a clause pause (`EngineText`), e.g.
 ///
-///     I. THE BURIAL OF THE DEAD.
+///     I. THE BURIAL OF THE DEAD
 ///
-///     April is the cruellest month, breeding.
+///     April is the cruellest month, breeding
+///     Lilacs out of the dead land, mixing
 ///
 /// `sourceMap` says where each stretch of `text` came from, so a reader UI can highlight what is
 /// being heard.
@@ -24,13 +28,19 @@ public struct Chapter: Sendable, Equatable {
     /// for a clean book. The text is still the best reading of the document; a listener may hear
     /// a stray word where the markup was ambiguous.
     public var warnings: [String]
+    /// Stretches of `text` the book marks as written in a language (`xml:lang` on a span or a
+    /// block: a Latin phrase, a German stanza, the whole chapter), in order, in the same offsets
+    /// as `text`: the narrator reads each in its language's voice when one is installed.
+    public var languageRuns: [LanguageRun]
 
-    public init(index: Int, title: String, text: String, sourceMap: [SourceSpan], warnings: [String] = []) {
+    public init(index: Int, title: String, text: String, sourceMap: [SourceSpan], warnings: [String] = [],
+                languageRuns: [LanguageRun] = []) {
         self.index = index
         self.title = title
         self.text = text
         self.sourceMap = sourceMap
         self.warnings = warnings
+        self.languageRuns = languageRuns
     }
 
     /// The stretch of `text` a span covers, for checking or showing it.

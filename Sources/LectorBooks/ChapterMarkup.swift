@@ -13,8 +13,7 @@
 /// Shown but never spoken: note references (`<sup class="noteref">3</sup>`), notes
 /// (`<aside class="note">`), images (`<img src="resource/ID" alt="…"/>`, the bytes from
 /// `BookOutline.resource(id:)`), and the spaces and line breaks between runs. Not shown: the
-/// pause periods Lector adds after headings and lines, and the brackets it drops around
-/// addresses.
+/// brackets Lector drops around addresses.
 public struct ChapterMarkup: Sendable, Equatable {
     public var index: Int
     /// A sanitised XHTML fragment (block elements, no html/head/body), well-formed, using only

@@ -27,13 +27,20 @@ enum ChapterMarkupAssembler {
         }
         for placement in placements {
             let piece = pieces[placement.piece]
+            let outside = writer.depth
+            if piece.isNote {
+                // Read here, out of its place: shown as a note, with the label the listener hears.
+                writer.open(OutputElement(tag: "aside", attributes: [(name: "class", value: "note")]))
+                if let lead = piece.lead { writer.shown(lead + " ") }
+            }
+            defer { writer.closeAll(downTo: outside) }
             if let markup = piece.document.markup {
                 cut(markup, piece: piece, placement: placement, into: &writer, imageID: imageID)
             } else {
                 // Not recorded (never the case for documents read for markup): one paragraph.
                 writer.open(OutputElement(tag: "p"))
                 writer.spoken(placement.base..<(placement.base + placement.range.count))
-                writer.closeAll()
+                writer.closeAll(downTo: outside)
             }
         }
         return ChapterMarkup(index: chapter.index, html: writer.html, resources: writer.resources)
@@ -55,14 +62,18 @@ enum ChapterMarkupAssembler {
         let events = markup.events
         let lower = max(0, piece.range.lowerBound)
         // A piece from the document's start takes what comes before its first words too.
-        var first = lower == 0 ? 0 : boundary(at: lower, in: piece.document) ?? markup.firstEvent(atOrAfter: lower)
+        var first = piece.markupStart
+            ?? (lower == 0 ? 0 : boundary(at: lower, in: piece.document) ?? markup.firstEvent(atOrAfter: lower))
         // The last piece of a whole document also takes what stands after its text (closes,
         // notes); a document read only as far as the next chapter's anchor stops before it.
-        let end = piece.range.upperBound >= piece.document.count && piece.document.isComplete ? events.count
-            : boundary(at: piece.range.upperBound, in: piece.document)
-                ?? markup.firstEvent(atOrAfter: piece.range.upperBound)
+        let end = min(events.count, piece.markupEnd
+            ?? (piece.range.upperBound >= piece.document.count && piece.document.isComplete ? events.count
+                : boundary(at: piece.range.upperBound, in: piece.document)
+                    ?? markup.firstEvent(atOrAfter: piece.range.upperBound)))
+        first = min(first, events.count)
         guard first < end else { return }
-        var ancestors = markup.openElements(before: first)
+        // A note read out of its place stands in its own aside: its old surroundings stay away.
+        var ancestors = piece.isNote ? [] : markup.openElements(before: first)
         // Closes standing where the piece starts end what the text before it showed.
         while first < end, case .close = events[first].content, events[first].position == lower, !ancestors.isEmpty {
             ancestors.removeLast()

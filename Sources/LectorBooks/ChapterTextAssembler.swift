@@ -1,3 +1,5 @@
+import LectorCore
+
 /// Cuts a chapter out of one or more documents' speakable text and builds its source map.
 ///
 /// Each piece is trimmed of the blank lines around it; pieces are joined by a blank line; every
@@ -12,10 +14,28 @@ enum ChapterTextAssembler {
     struct Piece {
         var document: DocumentText
         var range: Range<Int>
+        /// Words said before the piece's text that are not the book's ("Note: ").
+        var lead: String?
+        /// A note read out of its place: the read-along page shows it as one.
+        var isNote = false
+        /// For the read-along markup: the events to take, where a note splits a paragraph's
+        /// piece (nil: found by `range`, see `ChapterMarkupAssembler`).
+        var markupStart: Int?
+        var markupEnd: Int?
+
+        init(document: DocumentText, range: Range<Int>, lead: String? = nil, isNote: Bool = false,
+             markupStart: Int? = nil, markupEnd: Int? = nil) {
+            self.document = document
+            self.range = range
+            self.lead = lead
+            self.isNote = isNote
+            self.markupStart = markupStart
+            self.markupEnd = markupEnd
+        }
     }
 
     /// Where a piece's text lands in the chapter: its trimmed `range` of the document starts at
-    /// chapter offset `base`. Pieces with no text have no placement.
+    /// chapter offset `base` (after its lead, if it has one). Pieces with no text have no placement.
     struct Placement {
         var piece: Int
         var range: Range<Int>
@@ -23,8 +43,8 @@ enum ChapterTextAssembler {
     }
 
     /// How the pieces' text is laid out in the chapter, the one rule the chapter's text and its
-    /// read-along markup (`ChapterMarkupAssembler`) both follow: each piece trimmed, joined by a
-    /// blank line.
+    /// read-along markup (`ChapterMarkupAssembler`) both follow: each piece trimmed, its lead and a
+    /// space before it, joined by a blank line.
     static func placements(_ pieces: [Piece]) -> [Placement] {
         var placements: [Placement] = []
         var length = 0
@@ -32,15 +52,23 @@ enum ChapterTextAssembler {
             let range = piece.document.trimmed(piece.range)
             guard !range.isEmpty else { continue }
             if length > 0 { length += 2 }
+            length += leadScalars(piece).count
             placements.append(Placement(piece: index, range: range, base: length))
             length += range.count
         }
         return placements
     }
 
+    /// "Note: " for a lead "Note:", nothing without one.
+    static func leadScalars(_ piece: Piece) -> [Unicode.Scalar] {
+        guard let lead = piece.lead, !lead.isEmpty else { return [] }
+        return Array(lead.unicodeScalars) + [" "]
+    }
+
     static func chapter(index: Int, title: String, pieces: [Piece]) -> Chapter {
         var scalars: [Unicode.Scalar] = []
         var spans: [SourceSpan] = []
+        var languages: [LanguageRun] = []
         var warnings: [String] = []
         for piece in pieces {
             if let warning = piece.document.warning, !warnings.contains(warning) { warnings.append(warning) }
@@ -49,6 +77,7 @@ enum ChapterTextAssembler {
             let document = pieces[placement.piece].document
             let range = placement.range
             if !scalars.isEmpty { scalars.append(contentsOf: ["\n", "\n"]) }
+            scalars.append(contentsOf: leadScalars(pieces[placement.piece]))
             let base = scalars.count
             scalars.append(contentsOf: document.scalars[range])
             var segmentIndex = firstSegment(endingAfter: range.lowerBound, in: document.segments)
@@ -64,15 +93,21 @@ enum ChapterTextAssembler {
                 }
                 segmentIndex += 1
             }
+            for run in document.languages where run.range.overlaps(range) {
+                let clipped = run.range.clamped(to: range)
+                let lower = base + clipped.lowerBound - range.lowerBound
+                languages.append(LanguageRun(range: lower..<(lower + clipped.count), language: run.language))
+            }
         }
         if scalars.isEmpty { scalars = spokenTitle(title).scalars }
         var text = String.UnicodeScalarView()
         text.append(contentsOf: scalars)
-        return Chapter(index: index, title: title, text: String(text), sourceMap: spans, warnings: warnings)
+        return Chapter(index: index, title: title, text: String(text), sourceMap: spans, warnings: warnings,
+                       languageRuns: languages)
     }
 
-    /// What a chapter with no text of its own speaks: its title, and where in that the title's
-    /// run is (the pause period after it is no run).
+    /// What a chapter with no text of its own speaks: its title (whitespace collapsed), and
+    /// where in that the title's run is.
     static func spokenTitle(_ title: String) -> (scalars: [Unicode.Scalar], run: Range<Int>?) {
         var builder = SpeakableTextBuilder()
         let run = builder.append(title, origin: { .init(elementPath: nil, line: 0) })

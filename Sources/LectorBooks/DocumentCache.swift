@@ -1,7 +1,10 @@
 import Foundation
 
 /// The few most recently parsed documents, so loading chapter after chapter of a book that keeps
-/// many chapters in one XHTML file parses that file once, not once per chapter.
+/// many chapters in one XHTML file parses that file once, not once per chapter. Small documents
+/// (title pages, part pages: under `smallScalars` of text) do not count against `capacity`, up to
+/// `maximumSmall` of them (a quarter of a megabyte at most): opening looks at each of them twice
+/// (empty? only a title?).
 ///
 /// A request may ask for a document only as far as an anchor. The first two such requests for a
 /// document parse just that far (opening the book needs the text before chapter 1's anchor,
@@ -17,10 +20,24 @@ final class DocumentCache: @unchecked Sendable {
     private var documents: [(path: String, text: DocumentText)] = []
     private var partialParses: [String: Int] = [:]
     static let partialParsesPerDocument = 2
+    /// Title and part pages: a few hundred scalars. A book's chapters are larger and are not
+    /// kept beyond `capacity` (the daemon reads them all in the background).
+    static let smallScalars = 4 << 10
+    static let maximumSmall = 64
     private let lock = NSLock()
 
     init(capacity: Int = 4) {
         self.capacity = capacity
+    }
+
+    /// Drops the oldest large document while more than `capacity` are kept, and the oldest of all
+    /// while more than `capacity + maximumSmall` are.
+    private func evict() {
+        while documents.filter({ $0.text.count >= Self.smallScalars }).count > capacity,
+              let oldest = documents.firstIndex(where: { $0.text.count >= Self.smallScalars }) {
+            documents.remove(at: oldest)
+        }
+        while documents.count > capacity + Self.maximumSmall { documents.removeFirst() }
     }
 
     func document(at path: String, through anchor: String?,
@@ -48,7 +65,7 @@ final class DocumentCache: @unchecked Sendable {
             documents.remove(at: index)
         }
         documents.append((path, made))
-        if documents.count > capacity { documents.removeFirst() }
+        evict()
         return made
     }
 }

@@ -1,3 +1,5 @@
+import LectorCore
+
 /// One content document turned into speakable text, with everything needed to cut chapters out
 /// of it: where each `id` lands in the text, where each block's text came from, and the headings.
 ///
@@ -25,6 +27,15 @@ struct DocumentText: Sendable {
     /// How the document looks on the read-along page, when it was asked for
     /// (`XHTMLTextExtractor.Options.recordsMarkup`); its runs index `scalars`.
     var markup: DocumentMarkup?
+    /// Stretches in a language the book marks (`xml:lang`, `lang`), in order, for the narrator
+    /// to read in that language's voice.
+    var languages: [LanguageRun] = []
+    /// Links to other documents of the book, and the scalars of text inside them: a page that
+    /// is mostly such links is a contents page (`ContentsPage`).
+    var links: (count: Int, scalars: Int) = (0, 0)
+    /// Its footnotes and endnotes: where each is read, and the text of those taken out of the
+    /// flow (empty when notes are not read, `BookReadingOptions.Notes.skip`).
+    var notes = DocumentNotes()
 
     var count: Int { scalars.count }
 
@@ -38,7 +49,8 @@ struct DocumentText: Sendable {
 
     /// `range` without leading and trailing whitespace (the separators between blocks).
     func trimmed(_ range: Range<Int>) -> Range<Int> {
-        var lower = max(0, range.lowerBound), upper = min(scalars.count, range.upperBound)
+        var lower = min(max(0, range.lowerBound), scalars.count)
+        var upper = max(lower, min(scalars.count, range.upperBound))
         while lower < upper, scalars[lower].properties.isWhitespace { lower += 1 }
         while upper > lower, scalars[upper - 1].properties.isWhitespace { upper -= 1 }
         return lower..<upper

@@ -102,6 +102,28 @@ final class EPUBArchive: @unchecked Sendable {
         return collected
     }
 
+    /// At least the first `count` bytes of the entry (all of it when it is shorter), inflating no
+    /// further: enough to look at the start of a long document while a book is opened. Not
+    /// checked against its CRC (the rest is never read); `missingResource` when there is no such entry.
+    func prefix(at path: String, count: Int) throws(BookError) -> Data {
+        guard let entry = entry(at: path) else { throw .missingResource(file: file, path: path) }
+        if entry.uncompressedSize <= UInt64(count) { return try data(at: path) }
+        struct Enough: Error {}
+        var collected = Data()
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            _ = try archive.extract(entry, bufferSize: 4096, skipCRC32: true) { chunk in
+                collected.append(chunk)
+                if collected.count >= count { throw Enough() }
+            }
+        } catch is Enough {
+        } catch {
+            throw .truncatedArchive(file: file, reason: "\(entry.path) cannot be inflated (\(error))")
+        }
+        return collected
+    }
+
     private func entry(at path: String) -> Entry? {
         entries[path] ?? entriesByLowercasedPath[path.lowercased()]
     }

@@ -14,6 +14,9 @@ struct EPUBChapterSource: ChapterSource {
     let readingOrder: [String]
     let chapters: [PlannedChapter]
     let extractionOptions: [String: XHTMLTextExtractor.Options]
+    /// What every document is read with (notes, images, labels); `extractionOptions` adds
+    /// what the table of contents targets in a document.
+    let baseOptions: XHTMLTextExtractor.Options
     let coverLocation: CoverLocation?
     let manifest: [ManifestItem]
     /// Warnings of every document parsed so far (opening reports them).
@@ -30,13 +33,14 @@ struct EPUBChapterSource: ChapterSource {
     private let boundaryCache = ChapterBoundaries.Cache()
 
     init(archive: EPUBArchive, readingOrder: [String], chapters: [PlannedChapter],
-         extractionOptions: [String: XHTMLTextExtractor.Options], coverLocation: CoverLocation?,
-         manifest: [ManifestItem], cache: DocumentCache = DocumentCache(),
+         extractionOptions: [String: XHTMLTextExtractor.Options], baseOptions: XHTMLTextExtractor.Options = .init(),
+         coverLocation: CoverLocation?, manifest: [ManifestItem], cache: DocumentCache = DocumentCache(),
          markupCache: DocumentCache = DocumentCache(capacity: 2), warnings: WarningLog = WarningLog()) {
         self.archive = archive
         self.readingOrder = readingOrder
         self.chapters = chapters
         self.extractionOptions = extractionOptions
+        self.baseOptions = baseOptions
         self.coverLocation = coverLocation
         self.manifest = manifest
         self.cache = cache
@@ -69,25 +73,33 @@ struct EPUBChapterSource: ChapterSource {
         return here[low...]
     }
 
+    /// The same archive, options and cache with another reading order (a contents page left
+    /// out) and no chapters yet.
+    func reading(_ order: [String]) -> EPUBChapterSource {
+        EPUBChapterSource(archive: archive, readingOrder: order, chapters: [],
+                          extractionOptions: extractionOptions, baseOptions: baseOptions, coverLocation: coverLocation,
+                          manifest: manifest, cache: cache, markupCache: markupCache, warnings: warnings)
+    }
+
     /// The same archive, documents and cache with a different chapter list (used while opening,
     /// when leading text and empty pages change the plan).
     func replanned(_ chapters: [PlannedChapter]) -> EPUBChapterSource {
         EPUBChapterSource(archive: archive, readingOrder: readingOrder, chapters: chapters,
-                          extractionOptions: extractionOptions, coverLocation: coverLocation,
+                          extractionOptions: extractionOptions, baseOptions: baseOptions, coverLocation: coverLocation,
                           manifest: manifest, cache: cache, markupCache: markupCache, warnings: warnings)
     }
 
     var hasCover: Bool { coverLocation != nil }
 
     func chapter(at index: Int, title: String) throws(BookError) -> Chapter {
-        ChapterTextAssembler.chapter(index: index, title: title, pieces: try pieces(ofChapter: index))
+        ChapterTextAssembler.chapter(index: index, title: title, pieces: try withNotes(try pieces(ofChapter: index)))
     }
 
     /// The chapter cut exactly as for narration, from its documents read again with markup
     /// (recording changes nothing in the text, so the cut is the same); the text assembled from
     /// those pieces is the chapter's text, and the markup's runs index it.
     func chapterMarkup(at index: Int, title: String) throws(BookError) -> ChapterMarkup {
-        let pieces = try pieces(ofChapter: index, for: .markup)
+        let pieces = try withNotes(try pieces(ofChapter: index, for: .markup), for: .markup)
         let chapter = ChapterTextAssembler.chapter(index: index, title: title, pieces: pieces)
         let images = shownImageIDs()
         return ChapterMarkupAssembler.markup(of: chapter, pieces: pieces, imageID: { images[$0] })
@@ -114,6 +126,11 @@ struct EPUBChapterSource: ChapterSource {
     }
 
     func documentText(_ path: String) throws(BookError) -> String {
+        if path.hasSuffix(XHTMLTextExtractor.notesPathSuffix) {
+            let notes = try document(String(path.dropLast(XHTMLTextExtractor.notesPathSuffix.count)), through: nil).notes
+            guard let text = notes.text?.document else { return "" }
+            return text.string(in: 0..<text.count)
+        }
         let document = try document(path, through: nil)
         return document.string(in: 0..<document.count)
     }
@@ -135,7 +152,7 @@ struct EPUBChapterSource: ChapterSource {
     func document(_ path: String, through anchor: String?, for reading: Reading = .speech) throws(BookError) -> DocumentText {
         try (reading == .markup ? markupCache : cache).document(at: path, through: anchor) {
             (stopAt: String?) throws(BookError) -> DocumentText in
-            var options = extractionOptions[path] ?? .init()
+            var options = self.options(for: path)
             options.stopAtAnchor = stopAt
             options.recordsMarkup = reading == .markup
             let document = try XHTMLTextExtractor.extract(try archive.data(at: path), path: path, file: archive.file,
@@ -145,11 +162,21 @@ struct EPUBChapterSource: ChapterSource {
         }
     }
 
+    /// What the document at `path` is read with: the book's options and what the table of
+    /// contents targets in it.
+    func options(for path: String) -> XHTMLTextExtractor.Options {
+        guard var options = extractionOptions[path] else { return baseOptions }
+        options.reading = baseOptions.reading
+        options.labels = baseOptions.labels
+        options.coverImagePath = baseOptions.coverImagePath
+        return options
+    }
+
     /// The first heading of a document, parsing no further than it (for titling chapters of a
     /// book without a table of contents).
     func firstHeading(at spineIndex: Int) throws(BookError) -> String? {
         let path = readingOrder[spineIndex]
-        var options = extractionOptions[path] ?? .init()
+        var options = self.options(for: path)
         options.stopAfterFirstHeading = true
         let probe = try XHTMLTextExtractor.extract(try archive.data(at: path), path: path, file: archive.file,
                                                    options: options)
@@ -187,6 +214,63 @@ struct EPUBChapterSource: ChapterSource {
             let nextDocument = nextSpineWithChapter(after: spineIndex)
             return try pieces(from: (spineIndex, startOffset), beforeChaptersIn: nextDocument, for: reading)
         }
+    }
+
+    /// What chapter `index` holds, when it is cheap to tell (see `TitleOnlyChapters`).
+    enum TitleOnly {
+        /// Words other than headings, or not cheap to tell.
+        case no
+        /// Headings only: the next chapter may start here.
+        case headings
+        /// Nothing at all (its anchor is missing): the next chapter starts where it starts.
+        case nothing
+    }
+
+    func titleOnly(chapter index: Int) throws(BookError) -> TitleOnly {
+        guard chapters.indices.contains(index + 1) else { return .no }
+        let start = chapters[index].start, next = chapters[index + 1].start
+        let anchorHere = next.spineIndex == start.spineIndex ? next.fragment : nil
+        let path = readingOrder[start.spineIndex]
+        let isSmall = (archive.declaredSize(of: path) ?? .max) <= EPUBOpener.smallDocumentSize
+        guard isSmall || anchorHere != nil else { return .no }
+        let document: DocumentText
+        if isSmall {
+            document = try self.document(at: start.spineIndex)
+        } else if let anchor = anchorHere, chaptersBySpine[start.spineIndex]?.first == index {
+            // The document's first bytes, read until the next chapter's anchor or enough text:
+            // a parse that has to go further than those bytes tells nothing.
+            var options = self.options(for: path)
+            options.stopAtAnchor = anchor
+            options.stopAfterScalars = TitleOnlyChapters.probeScalars
+            let bytes = try archive.prefix(at: path, count: TitleOnlyChapters.probeBytes)
+            do throws(BookError) {
+                document = try XHTMLTextExtractor.extractStrictly(bytes, path: path, file: archive.file, options: options)
+            } catch {
+                return .no
+            }
+        } else {
+            return .no
+        }
+        // An anchor the whole document lacks: the chapter has no text at all.
+        guard let startOffset = startOffset(ofChapter: index, in: document) else { return document.isComplete ? .nothing : .no }
+        let end: Int
+        if let anchor = anchorHere {
+            guard let offset = document.anchors[anchor] else { return .no }
+            end = offset
+        } else if next.spineIndex == start.spineIndex + 1, next.fragment == nil, document.isComplete {
+            end = document.count
+        } else {
+            return .no
+        }
+        guard startOffset <= end else { return .no }
+        var inHeading = [Bool](repeating: false, count: end - startOffset)
+        for heading in document.headings where heading.end > startOffset && heading.offset < end {
+            for offset in max(startOffset, heading.offset)..<min(end, heading.end) { inHeading[offset - startOffset] = true }
+        }
+        for offset in startOffset..<end where !inHeading[offset - startOffset] {
+            if !document.scalars[offset].properties.isWhitespace { return .no }
+        }
+        return .headings
     }
 
     /// Where chapter `index` starts in `document`, or nil when it is empty or (for a document

@@ -14,15 +14,19 @@ import Foundation
 ///   finding none after it, are dropped, e.g. an NCX "Cover" entry on an image-only page.
 ///   Other entries without text of their own speak their title (see `EPUBChapterSource`).
 /// - Entries pointing at the same place are merged, titles joined by " — ".
-/// - Without a table of contents, each spine document is a chapter titled by its first heading
-///   or "Chapter N".
+/// - Without a table of contents, or with one that would leave more than half of the book in one
+///   chapter, each spine document is a chapter titled by the table of contents' entry for it,
+///   its first heading, or "Chapter N".
+/// - Links that name files that are not there are looked for leniently (`TOCLinkRepair`).
 /// - The navigation document is never read as a chapter, even when the spine lists it: its
-///   content is the track list itself.
+///   content is the track list itself; nor is the book's own contents page (`ContentsPage`).
+/// - A chapter that would speak only its title merges into the next (`TitleOnlyChapters`).
+/// - What was repaired is said in the outline's warnings, one line each.
 enum EPUBOpener {
     static let leadingChapterMinimumWords = 20
     static let smallDocumentSize: UInt64 = 4096
 
-    static func open(_ file: URL, limits: BookLimits) throws(BookError) -> BookOutline {
+    static func open(_ file: URL, limits: BookLimits, options reading: BookReadingOptions) throws(BookError) -> BookOutline {
         let archive = try EPUBArchive(file: file, limits: limits)
         let packagePath = try packageDocumentPath(archive)
         let package = try PackageDocument(root: try MarkupElement.parse(try archive.data(at: packagePath),
@@ -34,11 +38,11 @@ enum EPUBOpener {
         }
 
         let navigationItem = package.manifest.first { $0.properties.contains("nav") && $0.path != nil }
-        let readingOrder = try readingOrder(package, excluding: navigationItem?.path, archive: archive)
-        guard !readingOrder.isEmpty else { throw .emptyBook(file: file) }
-        let spineIndexes = Dictionary(readingOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let entries = try tableOfContents(package, navigation: navigationItem, archive: archive)
-            .filter { spineIndexes[$0.path] != nil }
+        let wholeOrder = try readingOrder(package, excluding: navigationItem?.path, archive: archive)
+        guard !wholeOrder.isEmpty else { throw .emptyBook(file: file) }
+        let links = TOCLinkRepair.repaired(try tableOfContents(package, navigation: navigationItem, archive: archive),
+                                           readingOrder: wholeOrder, packagePath: packagePath, exists: archive.contains)
+        var entries = links.entries
 
         var options: [String: XHTMLTextExtractor.Options] = [:]
         for entry in entries {
@@ -48,21 +52,60 @@ enum EPUBOpener {
                 options[entry.path, default: .init()].wholeDocumentTargeted = true
             }
         }
-        let source = EPUBChapterSource(archive: archive, readingOrder: readingOrder, chapters: [],
-                                       extractionOptions: options, coverLocation: coverLocation(package),
-                                       manifest: package.manifest)
+        let cover = coverLocation(package)
+        var baseOptions = XHTMLTextExtractor.Options()
+        baseOptions.reading = reading
+        baseOptions.labels = SpokenLabels(language: package.language)
+        switch cover {
+        case .image(let path, _)?:
+            baseOptions.coverImagePath = path
+        case .page(let path)?:
+            options[path, default: baseOptions].isCoverPage = true
+        case nil:
+            break
+        }
+        let wholeSource = EPUBChapterSource(archive: archive, readingOrder: wholeOrder, chapters: [],
+                                            extractionOptions: options, baseOptions: baseOptions,
+                                            coverLocation: cover, manifest: package.manifest)
+        for warning in links.warnings { wholeSource.warnings.record(warning) }
+        let contentsPages = try contentsPages(wholeOrder, package: package, source: wholeSource)
+        let source = contentsPages.isEmpty ? wholeSource : wholeSource.reading(wholeOrder.filter { !contentsPages.contains($0) })
+        for page in wholeOrder where contentsPages.contains(page) {
+            source.warnings.record("\(page) is the book's own table of contents (mostly links into the book); "
+                                   + "not read as a chapter")
+        }
+        let readingOrder = source.readingOrder
+        let spineIndexes = Dictionary(readingOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        entries = entries.filter { spineIndexes[$0.path] != nil }
         let bookTitle = package.title ?? file.deletingPathExtension().lastPathComponent
 
-        var chapters: [PlannedChapter]
-        if entries.isEmpty {
-            chapters = try chaptersPerDocument(source)
-        } else {
+        var chapters: [PlannedChapter] = []
+        var perDocument = entries.isEmpty
+        if !perDocument {
             chapters = mergedEntries(entries, spineIndexes: spineIndexes)
             chapters = try withLeadingText(chapters, source: source, bookTitle: bookTitle)
+            if let span = largestSpan(chapters, documents: readingOrder.count) {
+                perDocument = true
+                source.warnings.record("the table of contents leaves \(span) of the \(readingOrder.count) documents in one "
+                                       + "chapter; read as one chapter per document instead")
+            }
+        }
+        if perDocument {
+            var titles: [Int: String] = [:]
+            for entry in entries where entry.fragment == nil && !entry.title.isEmpty {
+                if let index = spineIndexes[entry.path], titles[index] == nil { titles[index] = entry.title }
+            }
+            chapters = try chaptersPerDocument(source, titles: titles)
         }
         chapters = try droppingTextlessPages(chapters, source: source)
+        let merge = try TitleOnlyChapters.merged(chapters, source: source)
+        chapters = merge.chapters
+        if let first = merge.mergedTitles.first {
+            source.warnings.record("\(merge.mergedTitles.count) chapter\(merge.mergedTitles.count == 1 ? "" : "s") holding "
+                                   + "only a title (e.g. \"\(first)\") read at the start of the next one")
+        }
         guard !chapters.isEmpty else { throw .emptyBook(file: file) }
-        if entries.isEmpty {
+        if perDocument {
             for index in chapters.indices where chapters[index].title.isEmpty {
                 chapters[index].title = "Chapter \(index + 1)"
             }
@@ -212,13 +255,17 @@ enum EPUBOpener {
         return result
     }
 
-    /// One chapter per document, titled by its first heading (an empty title is numbered later).
-    private static func chaptersPerDocument(_ source: EPUBChapterSource) throws(BookError) -> [PlannedChapter] {
+    /// One chapter per document, titled by the table of contents where it names the document,
+    /// else by its first heading (an empty title is numbered later).
+    private static func chaptersPerDocument(_ source: EPUBChapterSource,
+                                            titles: [Int: String] = [:]) throws(BookError) -> [PlannedChapter] {
         var chapters: [PlannedChapter] = []
         for spineIndex in source.readingOrder.indices {
             let path = source.readingOrder[spineIndex]
             let heading: String?
-            if let size = source.archive.declaredSize(of: path), size <= smallDocumentSize {
+            if let title = titles[spineIndex] {
+                heading = title
+            } else if let size = source.archive.declaredSize(of: path), size <= smallDocumentSize {
                 heading = try source.document(at: spineIndex, through: nil).headings.first?.text
             } else {
                 heading = try source.firstHeading(at: spineIndex)
@@ -227,6 +274,40 @@ enum EPUBOpener {
                                            start: ChapterStart(spineIndex: spineIndex, fragment: nil)))
         }
         return chapters
+    }
+
+    /// When one chapter of the plan would hold more than half of a book of 4 documents or more,
+    /// the table of contents is unusable (links only to the first chapters, a single "Start"
+    /// entry): the number of documents in that chapter. Nil for a usable plan.
+    static func largestSpan(_ chapters: [PlannedChapter], documents: Int) -> Int? {
+        guard documents >= 4 else { return nil }
+        let starts = Array(Set(chapters.map(\.start.spineIndex))).sorted()
+        var largest = 0
+        for (index, start) in starts.enumerated() {
+            let end = index + 1 < starts.count ? starts[index + 1] : documents
+            largest = max(largest, end - start)
+        }
+        return largest * 2 > documents ? largest : nil
+    }
+
+    /// The book's own contents pages among the front matter (the first documents of the reading
+    /// order, up to the first one with text and no links: a chapter) and the one the guide names
+    /// (`ContentsPage`); never every document.
+    private static func contentsPages(_ order: [String], package: PackageDocument,
+                                      source: EPUBChapterSource) throws(BookError) -> Set<String> {
+        var found: Set<String> = []
+        func check(_ path: String) throws(BookError) -> Bool {
+            let size = source.archive.declaredSize(of: path) ?? .max
+            guard size <= ContentsPage.maximumSize else { return false }
+            guard ContentsPage.mayBeContentsPage(try source.archive.prefix(at: path, count: ContentsPage.lookedAtBytes)) else {
+                return size <= smallDocumentSize   // a title page: look further; a chapter: stop
+            }
+            if ContentsPage.isContentsPage(try source.document(path, through: nil)) { found.insert(path) }
+            return true
+        }
+        for path in order.prefix(ContentsPage.leadingDocuments) where try !check(path) { break }
+        if let guide = package.guideTOCPath, order.contains(guide), !found.contains(guide) { _ = try check(guide) }
+        return found.count == order.count ? [] : found
     }
 
     /// Drops chapters that start in a small document without any text (a cover image page, a

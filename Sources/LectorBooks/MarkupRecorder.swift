@@ -82,7 +82,7 @@ struct MarkupRecorder {
             return
         }
         if run.lowerBound > lastRunEnd, !blockSinceLastRun {
-            // Only separators and a pause period lie between two runs: at most three scalars.
+            // Only separators lie between two runs of one block: at most two scalars.
             let gap = scalars[max(lastRunEnd, run.lowerBound - 4)..<run.lowerBound]
             if gap.contains("\n") {
                 shown("\n", at: run.lowerBound)

@@ -27,6 +27,8 @@ struct PackageDocument: Sendable {
     var coverMetaContent: String?
     /// `<guide><reference type="cover" href="…">`, resolved: an XHTML page showing the cover.
     var guideCoverPath: String?
+    /// `<guide><reference type="toc" href="…">`, resolved: the book's own contents page.
+    var guideTOCPath: String?
 
     var isEPUB3: Bool { version.hasPrefix("3") }
 
@@ -99,6 +101,12 @@ struct PackageDocument: Sendable {
         guideCoverPath = nil
         let guideCover = root.firstChild("guide")?.children("reference").first {
             $0.attribute("type")?.lowercased() == "cover"
+        }
+        guideTOCPath = nil
+        if let href = root.firstChild("guide")?.children("reference")
+            .first(where: { $0.attribute("type")?.lowercased() == "toc" })?.attribute("href"),
+           case .inside(let tocPath, _) = ArchivePath.resolve(href, from: path) {
+            guideTOCPath = tocPath
         }
         if let href = guideCover?.attribute("href") {
             switch ArchivePath.resolve(href, from: path) {

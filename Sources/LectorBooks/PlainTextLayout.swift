@@ -55,7 +55,7 @@ struct PlainTextLayout: Sendable {
                     let run = builder.append(line.text, origin: { .init(elementPath: nil, line: line.number) })
                     if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
                 }
-                headings.append(DocumentHeading(offset: start, text: block.title))
+                headings.append(DocumentHeading(offset: start, end: builder.scalars.count, text: block.title))
             } else {
                 for line in block.lines {
                     let run = builder.append(line.text + "\n", origin: { .init(elementPath: nil, line: line.number) })

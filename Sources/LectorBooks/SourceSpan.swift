@@ -12,7 +12,8 @@ public struct SourceSpan: Sendable, Equatable {
     /// Unicode scalar offsets into `Chapter.text`.
     public var textRange: Range<Int>
     /// The content document's path inside the EPUB archive (`EPUB/s04.xhtml`), or the file name
-    /// of a plain-text book.
+    /// of a plain-text book. A note read out of its place comes from the text of the notes taken
+    /// out of its document, `EPUB/s04.xhtml#notes`, which `documentText(_:)` also gives.
     public var documentPath: String
     /// The nearest element `id` at or before the span's start, e.g. `ch1`; nil if none precedes it.
     public var anchor: String?

@@ -1,20 +1,23 @@
+import LectorCore
+
 /// Accumulates speakable text the way a listener should hear it, for XHTML and plain text alike.
 ///
 /// Callers feed raw text runs and say where blocks end; the builder collapses whitespace, drops
 /// invisible characters (soft hyphens, zero-width spaces), separates paragraphs with a blank line
-/// and lines with a newline, and ends a block that has no closing punctuation with a period so
-/// espeak-ng pauses there instead of running a heading into the next sentence:
+/// and lines with a newline. It adds no punctuation of its own: a heading or a verse line that
+/// ends without any keeps its words as the book wrote them, and the narrator makes the boundary
+/// heard (espeak-ng pauses and ends a paragraph at a blank line; a line break after words without
+/// punctuation gets a clause pause with a rising pitch, see `EngineText`), so a run-on verse line
+/// is not read as the end of a sentence:
 ///
 ///     var builder = SpeakableTextBuilder()
-///     builder.append("  I. THE BURIAL\n  OF THE DEAD ", context: context)
+///     builder.append("  I. THE BURIAL\n  OF THE DEAD ", origin: origin)
 ///     builder.endBlock(.paragraph)
-///     builder.append("April is the cruellest month, breeding", context: context)
-///     builder.endBlock(.paragraph)
-///     // "I. THE BURIAL OF THE DEAD.\n\nApril is the cruellest month, breeding."
-///
-/// A block already ending in `. ! ? : ; … ,` (or the CJK 。！？；：，、), possibly followed by
-/// closing quotes or brackets, gets no period. A comma counts because espeak-ng pauses at it too,
-/// and `breeding,.` would read oddly in verse.
+///     builder.append("April is the cruellest month, breeding", origin: origin)
+///     builder.endBlock(.line)
+///     builder.append("Lilacs out of the dead land", origin: origin)
+///     builder.finish()
+///     // "I. THE BURIAL OF THE DEAD\n\nApril is the cruellest month, breeding\nLilacs out of the dead land"
 struct SpeakableTextBuilder {
     enum Separator: Int, Comparable {
         case none = 0, line = 1, paragraph = 2
@@ -31,16 +34,18 @@ struct SpeakableTextBuilder {
     private(set) var scalars: [Unicode.Scalar] = []
     private(set) var segments: [TextSegment] = []
     private(set) var anchors: [String: Int] = [:]
+    /// Stretches of the text in a language the book marks (`xml:lang`), in order; runs of one
+    /// language with nothing but separators between are one run.
+    private(set) var languages: [LanguageRun] = []
+    /// The language of the last run marked, nil for the book's own: a run of the same language
+    /// right after it extends it.
+    private var lastLanguage: String??
     private var pendingAnchors: [String] = []
     private var latestAnchor: String?
     private var pendingSeparator: Separator = .none
     private var pendingSpace = false
     private var openSegment: (start: Int, origin: Origin, anchor: String?)?
 
-    static let terminalPunctuation: Set<Unicode.Scalar> = [
-        ".", "!", "?", ":", ";", "…", ",", "。", "！", "？", "；", "：", "，", "、", "‼", "⁇", "⁈", "⁉", "؟", "।",
-    ]
-    static let closingMarks: Set<Unicode.Scalar> = ["\"", "'", "”", "’", "»", "›", ")", "]", "}", "」", "』", "）"]
     /// Characters with no sound and no width: soft hyphen, zero-width space, word joiner, BOM.
     static let invisible: Set<Unicode.Scalar> = ["\u{00AD}", "\u{200B}", "\u{2060}", "\u{FEFF}"]
 
@@ -110,11 +115,25 @@ struct SpeakableTextBuilder {
         return runStart.map { $0..<scalars.count }
     }
 
-    /// Ends the current block: closes its segment (adding the pause period when `pause`) and
-    /// makes sure the next text starts after at least `separator`.
-    mutating func endBlock(_ separator: Separator, pause: Bool = true) {
+    /// Says which language `run` (what `append` returned) is in: nil for the book's own.
+    ///
+    ///     let run = builder.append("carpe diem", origin: origin)
+    ///     builder.markLanguage(run, "la")      // languages: [9..<19 "la"]
+    mutating func markLanguage(_ run: Range<Int>?, _ language: String?) {
+        guard let run else { return }
+        defer { lastLanguage = .some(language) }
+        guard let language else { return }
+        if lastLanguage == .some(language), let last = languages.indices.last, languages[last].range.upperBound <= run.lowerBound {
+            languages[last].range = languages[last].range.lowerBound..<run.upperBound
+        } else {
+            languages.append(LanguageRun(range: run, language: language))
+        }
+    }
+
+    /// Ends the current block: closes its segment and makes sure the next text starts after at
+    /// least `separator`.
+    mutating func endBlock(_ separator: Separator) {
         if let segment = openSegment {
-            if pause, needsPausePeriod() { scalars.append(".") }
             segments.append(TextSegment(range: segment.start..<scalars.count, elementPath: segment.origin.elementPath,
                                         anchor: segment.anchor, line: segment.origin.line))
             openSegment = nil
@@ -124,19 +143,57 @@ struct SpeakableTextBuilder {
     }
 
     /// Closes the last block and resolves anchors that no text followed to the end of the text.
-    /// `pause: false` when the text is cut short mid-document, so the prefix stays identical to
-    /// the whole document's text (no period where the block would have gone on).
-    mutating func finish(pause: Bool = true) {
-        endBlock(.paragraph, pause: pause)
+    mutating func finish() {
+        endBlock(.paragraph)
         for id in pendingAnchors { anchors[id] = scalars.count }
         pendingAnchors.removeAll()
     }
 
-    private func needsPausePeriod() -> Bool {
-        var index = scalars.count - 1
-        let start = openSegment?.start ?? 0
-        while index >= start, Self.closingMarks.contains(scalars[index]) { index -= 1 }
-        guard index >= start else { return false }
-        return !Self.terminalPunctuation.contains(scalars[index])
+    /// The text from `start` to the end, whitespace as it is.
+    func string(from start: Int) -> String {
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars[min(max(0, start), scalars.count)...])
+        return String(view)
     }
+
+    /// `range` without the separators around it.
+    func trimmed(_ range: Range<Int>) -> Range<Int> {
+        var lower = min(max(0, range.lowerBound), scalars.count)
+        var upper = max(lower, min(scalars.count, range.upperBound))
+        while lower < upper, scalars[lower].properties.isWhitespace { lower += 1 }
+        while upper > lower, scalars[upper - 1].properties.isWhitespace { upper -= 1 }
+        return lower..<upper
+    }
+
+    /// Whether the text from `start` to the end stops mid-sentence: it ends in a letter or digit,
+    /// or a comma or semicolon (closing quotes and brackets aside), and is no all-capitals
+    /// title. Such a block (a verse line, a list item) joins the next one of its kind with a
+    /// line break instead of a paragraph break, so it is heard going on: a comma or semicolon is
+    /// pause enough, and a bare line break is given one by the narrator (`EngineText`).
+    ///
+    ///     "April is the cruellest month, breeding"    true
+    ///     "With a shower of rain; we stopped in the colonnade,"   true
+    ///     "Dull roots with spring rain."              false: a sentence ends
+    ///     "He said:", "“But I—”"                      false: what follows stands apart
+    ///     "CHAPTER I"                                 false: a title
+    ///     "* * *"                                     false: no words
+    func endsMidSentence(from start: Int) -> Bool {
+        var index = scalars.count
+        let lower = max(0, start)
+        while index > lower, ClausePunctuation.closingMarks.contains(scalars[index - 1]) { index -= 1 }
+        guard index > lower else { return false }
+        let last = scalars[index - 1]
+        guard last.properties.isAlphabetic || last.properties.numericType != nil || Self.clauseMarks.contains(last) else {
+            return false
+        }
+        var hasUpper = false
+        for scalar in scalars[lower..<scalars.count] {
+            if scalar.properties.isLowercase { return true }
+            if scalar.properties.isUppercase { hasUpper = true }
+        }
+        return !hasUpper
+    }
+
+    /// Punctuation that ends a clause but not a sentence.
+    static let clauseMarks: Set<Unicode.Scalar> = [",", ";", "，", "；", "、", "،", "؛"]
 }

@@ -62,7 +62,7 @@ enum TableOfContentsParser {
                               file: URL) throws(BookError) -> TOCEntry? {
         switch ArchivePath.resolve(href, from: base) {
         case .inside(let target, let fragment):
-            return TOCEntry(title: title, path: target, fragment: fragment, depth: depth)
+            return TOCEntry(title: title, path: target, fragment: fragment, depth: depth, href: href)
         case .external:
             return nil
         case .escapes:

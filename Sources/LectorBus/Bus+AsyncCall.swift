@@ -19,18 +19,15 @@ extension Bus {
         guard !isClosed else {
             throw BusCallError(name: "org.freedesktop.DBus.Error.Disconnected", message: "the connection is closed")
         }
-        var message: OpaquePointer?
-        var r = sd_bus_message_new_method_call(pointer, &message, destination, path, interface, member)
-        guard r >= 0, let message else { throw SystemError(errno: -r, "creating call \(member)") }
+        let message = try newMethodCall(destination: destination, path: path, interface: interface, member: member,
+                                        autoStart: autoStart, build)
         defer { sd_bus_message_unref(message) }
-        if !autoStart { sd_bus_message_set_auto_start(message, 0) }
-        try build(MessageWriter(message))
         let call = PendingCall(bus: self)
         let key = ObjectIdentifier(call)
         let handover: Handover = await withCheckedContinuation { continuation in
             call.continuation = continuation
             var slot: OpaquePointer?
-            r = sd_bus_call_async(pointer, &slot, message, { reply, userdata, _ in
+            let r = sd_bus_call_async(pointer, &slot, message, { reply, userdata, _ in
                 guard let reply, let userdata else { return 0 }
                 let call = Unmanaged<PendingCall>.fromOpaque(userdata).takeUnretainedValue()
                 call.answered(reply)

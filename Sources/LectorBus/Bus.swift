@@ -9,8 +9,8 @@ import LectorLoop
 public final class Bus {
     /// `sd_bus *`.
     public let pointer: OpaquePointer
-    private var slots: [OpaquePointer] = []
-    private var matchHandlers: [MatchBox] = []
+    /// Matches kept until the bus closes (`addMatch`).
+    private var matches: [BusMatch] = []
     /// Served objects, withdrawn (before the matches) by `close()`.
     private var objects: [BusObject] = []
     /// Asynchronous calls waiting for their reply (`callAsync`); answered with an error by `close()`.
@@ -43,9 +43,8 @@ public final class Bus {
         pendingCalls = [:]
         for call in waiting { call.finish(.failure(BusCallError(name: "org.freedesktop.DBus.Error.Disconnected",
                                                                 message: "the connection was closed"))) }
-        for slot in slots.reversed() { sd_bus_slot_unref(slot) }
-        slots = []
-        matchHandlers = []
+        for match in matches.reversed() { match.cancel() }
+        matches = []
         sd_bus_detach_event(pointer)
         sd_bus_flush_close_unref(pointer)
     }
@@ -108,16 +107,13 @@ public final class Bus {
     public func call(destination: String, path: String, interface: String, member: String,
                      timeoutMicroseconds: UInt64 = 30_000_000, autoStart: Bool = true,
                      _ build: (MessageWriter) throws -> Void = { _ in }) throws -> MessageReader {
-        var message: OpaquePointer?
-        var r = sd_bus_message_new_method_call(pointer, &message, destination, path, interface, member)
-        guard r >= 0, let message else { throw SystemError(errno: -r, "creating call \(member)") }
+        let message = try newMethodCall(destination: destination, path: path, interface: interface, member: member,
+                                        autoStart: autoStart, build)
         defer { sd_bus_message_unref(message) }
-        if !autoStart { sd_bus_message_set_auto_start(message, 0) }
-        try build(MessageWriter(message))
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
         var reply: OpaquePointer?
-        r = sd_bus_call(pointer, message, timeoutMicroseconds, &error, &reply)
+        let r = sd_bus_call(pointer, message, timeoutMicroseconds, &error, &reply)
         guard r >= 0, let reply else {
             throw BusCallError(name: error.name.map { String(cString: $0) } ?? "errno.\(-r)",
                                message: error.message.map { String(cString: $0) } ?? String(cString: strerror(-r)))
@@ -125,18 +121,25 @@ public final class Bus {
         return MessageReader(reply, owned: true)
     }
 
+    /// A new method call message (the caller unrefs it), arguments appended by `build`.
+    func newMethodCall(destination: String, path: String, interface: String, member: String, autoStart: Bool,
+                       _ build: (MessageWriter) throws -> Void) throws -> OpaquePointer {
+        var message: OpaquePointer?
+        let r = sd_bus_message_new_method_call(pointer, &message, destination, path, interface, member)
+        guard r >= 0, let message else { throw SystemError(errno: -r, "creating call \(member)") }
+        do {
+            if !autoStart { sd_bus_message_set_auto_start(message, 0) }
+            try build(MessageWriter(message))
+        } catch {
+            sd_bus_message_unref(message)
+            throw error
+        }
+        return message
+    }
+
     /// Calls `handler` for every message matching `rule` (e.g. a signal), until the bus is closed.
     public func addMatch(_ rule: String, handler: @escaping (MessageReader) -> Void) throws {
-        let box = MatchBox(handler: handler)
-        var slot: OpaquePointer?
-        let r = sd_bus_add_match(pointer, &slot, rule, { message, userdata, _ in
-            guard let message, let userdata else { return 0 }
-            Unmanaged<MatchBox>.fromOpaque(userdata).takeUnretainedValue().handler(MessageReader(message))
-            return 0
-        }, Unmanaged.passUnretained(box).toOpaque())
-        guard r >= 0, let slot else { throw SystemError(errno: -r, "adding match \(rule)") }
-        slots.append(slot)
-        matchHandlers.append(box)
+        matches.append(try addRemovableMatch(rule, handler: handler))
     }
 
     /// Like `addMatch`, but the match can be dropped again (`BusMatch.cancel()`): a client that

@@ -171,6 +171,19 @@ extension MessageReader {
         return result
     }
 
+    /// An `aa{sv}` for display: each dictionary as `readDisplayDictionary` reads it.
+    public func readDisplayDictionaries() throws -> [[String: String]] {
+        guard sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "a{sv}") >= 0 else {
+            throw LectorError.invalidArgument("expected aa{sv}")
+        }
+        var result: [[String: String]] = []
+        while sd_bus_message_at_end(message, 0) == 0 {
+            result.append(try readDisplayDictionary())
+        }
+        sd_bus_message_exit_container(message)
+        return result
+    }
+
     /// One variant as text (see `readDisplayDictionary`).
     public func readDisplayVariant() throws -> String {
         var type: CChar = 0

@@ -16,6 +16,10 @@ public struct Configuration: Equatable, Sendable {
     public var audio = Audio()
     /// `[notifications]`: reading desktop notifications aloud.
     public var notifications = Notifications()
+    /// `[narration]`: what media keys do to a book, and rewinding on resume.
+    public var narration = Narration()
+    /// `[books]`: how books are read beyond their words: notes, images.
+    public var books = Books()
 
     public init() {}
 
@@ -54,6 +58,43 @@ public struct Configuration: Equatable, Sendable {
         public init() {}
     }
 
+    /// How the listener moves through a book: Cozy's skip buttons and its replay on resume.
+    ///
+    /// ```toml
+    /// [narration]
+    /// next-previous = "skip"        # media keys Next/Previous skip instead of changing chapter
+    /// skip-forward-seconds = 30
+    /// skip-back-seconds = 15
+    /// rewind-after-pause-seconds = 300
+    /// rewind-seconds = 10
+    /// ```
+    public struct Narration: Equatable, Sendable {
+        /// What MPRIS Next and Previous (media keys, shells' buttons) do.
+        public enum NextPrevious: String, Equatable, Sendable, CaseIterable {
+            /// Next and previous chapter (Previous more than 3 s in restarts the chapter).
+            case chapter
+            /// Skip forward `skipForwardSeconds` / back `skipBackSeconds`.
+            case skip
+        }
+
+        public static let skipSecondsRange: ClosedRange<Int> = 1...3600
+        public static let rewindAfterPauseSecondsRange: ClosedRange<Int> = 1...86_400
+        public static let rewindSecondsRange: ClosedRange<Int> = 0...600
+
+        /// `next-previous`: "chapter" (the default) or "skip".
+        public var nextPrevious = NextPrevious.chapter
+        /// `skip-forward-seconds`: how far Next skips ahead with `next-previous = "skip"`.
+        public var skipForwardSeconds = 30
+        /// `skip-back-seconds`: how far Previous skips back with `next-previous = "skip"`.
+        public var skipBackSeconds = 15
+        /// `rewind-after-pause-seconds`: a pause (or stop) at least this long rewinds on resume.
+        public var rewindAfterPauseSeconds = 300
+        /// `rewind-seconds`: narration resumes at the start of the sentence this far back; 0 never rewinds.
+        public var rewindSeconds = 10
+
+        public init() {}
+    }
+
     public struct Notifications: Equatable, Sendable {
         /// `enabled`: read desktop notifications aloud.
         public var enabled = false
@@ -64,6 +105,29 @@ public struct Configuration: Equatable, Sendable {
         public var readBody = false
         /// `quiet-hours`: when no notification is read; nil (`""` in the file) for never.
         public var quietHours: QuietHours?
+
+        public init() {}
+    }
+
+    public struct Books: Equatable, Sendable {
+        /// `notes`: where footnotes and endnotes are read.
+        public enum Notes: String, Equatable, Sendable, CaseIterable {
+            /// After the paragraph that refers to each, introduced as a note.
+            case afterParagraph = "after-paragraph"
+            /// At the end of the chapter, in the order of reference.
+            case endOfChapter = "end-of-chapter"
+            /// Not read (only where the table of contents lists them).
+            case skip
+        }
+
+        /// `images`: whether images with a text alternative are read.
+        public enum Images: String, Equatable, Sendable, CaseIterable {
+            case read
+            case skip
+        }
+
+        public var notes = Notes.afterParagraph
+        public var images = Images.read
 
         public init() {}
     }

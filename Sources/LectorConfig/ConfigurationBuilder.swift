@@ -10,11 +10,13 @@ struct ConfigurationBuilder {
     /// "section\nkey" (normalized tag for [voices]) -> where it was first set, and how it was written.
     private var keyLines: [String: (line: Int, written: String)] = [:]
 
-    static let sections = ["speech", "voices", "audio", "notifications"]
+    static let sections = ["speech", "voices", "audio", "notifications", "narration", "books"]
     static let keys: [String: [String]] = [
         "speech": ["rate", "pitch", "volume"],
         "audio": ["duck-level", "duck-ramp-ms", "volume-floor", "auto-resume-timeout-minutes"],
         "notifications": ["enabled", "allow", "read-body", "quiet-hours"],
+        "narration": ["next-previous", "skip-forward-seconds", "skip-back-seconds", "rewind-after-pause-seconds", "rewind-seconds"],
+        "books": ["notes", "images"],
     ]
 
     init(file: String) { self.file = file }
@@ -117,6 +119,20 @@ struct ConfigurationBuilder {
         case ("notifications", "allow"): configuration.notifications.allow = try checker.names(value)
         case ("notifications", "quiet-hours"): configuration.notifications.quietHours = try checker.quietHours(value)
 
+        case ("narration", "next-previous"):
+            configuration.narration.nextPrevious = try checker.choice(value, Configuration.Narration.NextPrevious.self)
+        case ("narration", "skip-forward-seconds"):
+            configuration.narration.skipForwardSeconds = try checker.integer(value, Configuration.Narration.skipSecondsRange)
+        case ("narration", "skip-back-seconds"):
+            configuration.narration.skipBackSeconds = try checker.integer(value, Configuration.Narration.skipSecondsRange)
+        case ("narration", "rewind-after-pause-seconds"):
+            configuration.narration.rewindAfterPauseSeconds =
+                try checker.integer(value, Configuration.Narration.rewindAfterPauseSecondsRange)
+        case ("narration", "rewind-seconds"):
+            configuration.narration.rewindSeconds = try checker.integer(value, Configuration.Narration.rewindSecondsRange)
+        case ("books", "notes"): configuration.books.notes = try checker.choice(value, Configuration.Books.Notes.self)
+        case ("books", "images"): configuration.books.images = try checker.choice(value, Configuration.Books.Images.self)
+
         default:
             let known = Self.keys[section] ?? []
             throw ConfigError(file: file, line: line, reason: "unknown key \(displayKey(key)) in [\(section)] (known keys: "
@@ -203,6 +219,20 @@ private struct ValueChecker {
             throw fail("the voice for \(displayKey(key)) must not contain spaces: \(value.written) (espeak-ng voice names look like \"en-gb\")")
         }
         return name
+    }
+
+    /// One of the enumeration's raw values: `notes = "end-of-chapter"`.
+    func choice<Choice: RawRepresentable & CaseIterable>(_ value: ConfigValue, _: Choice.Type) throws -> Choice
+        where Choice.RawValue == String {
+        let allowed = Choice.allCases.map { "\"\($0.rawValue)\"" }
+        let list = allowed.dropLast().joined(separator: ", ") + " or " + (allowed.last ?? "")
+        guard case .string(let text) = value else {
+            throw fail("\(key) must be \(list), not \(value.kind)")
+        }
+        guard let choice = Choice(rawValue: text) else {
+            throw fail("\(key) must be \(list), not \(value.written)")
+        }
+        return choice
     }
 
     func quietHours(_ value: ConfigValue) throws -> QuietHours? {

@@ -26,6 +26,9 @@ public struct PlayerState: Equatable, Sendable {
     public var pastRestartThreshold = false
     /// Changes whenever what Metadata describes changes (book, chapter, length, cover).
     public var metadataRevision = 0
+    /// Next and Previous skip through time (config `next-previous = "skip"`): then they can
+    /// always be pressed while a book is open, at its first and last chapter too.
+    public var nextPreviousSkips = false
 
     public init() {}
 
@@ -33,8 +36,8 @@ public struct PlayerState: Equatable, Sendable {
     public var canPlay: Bool { hasBook }
     public var canPause: Bool { hasBook }
     public var canSeek: Bool { hasBook }
-    public var canGoNext: Bool { hasBook && (chapter + 1 < chapterCount || loop == .playlist) }
-    public var canGoPrevious: Bool { hasBook && (chapter > 0 || loop == .playlist || pastRestartThreshold) }
+    public var canGoNext: Bool { hasBook && (nextPreviousSkips || chapter + 1 < chapterCount || loop == .playlist) }
+    public var canGoPrevious: Bool { hasBook && (nextPreviousSkips || chapter > 0 || loop == .playlist || pastRestartThreshold) }
 
     public mutating func open(chapterCount: Int, chapter: Int = 0) {
         self.chapterCount = chapterCount

@@ -1,3 +1,5 @@
+import LectorSSML
+
 /// A validated `Speak` call: everything the synthesizer needs, checked before anything is queued.
 ///
 /// ```swift

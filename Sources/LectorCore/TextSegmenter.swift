@@ -45,11 +45,40 @@ public struct TextSegmenter: Sendable {
             index += 1
         }
         guard limit < count else { return start..<count }
-        // Too long: cut after the last space within the limit, or hard at the limit.
+        // Too long: cut after the last line break in the second half of the limit (verse and
+        // code run on for many lines without a sentence end), else after the last space, else
+        // hard at the limit.
+        let half = start + maximumLength / 2
+        if let lineBreak = scalars[half..<limit].lastIndex(of: "\n") {
+            return start..<(lineBreak + 1)
+        }
         if let space = scalars[start..<limit].lastIndex(where: { $0.properties.isWhitespace }), space > start {
             return start..<(space + 1)
         }
         return start..<limit
+    }
+
+    /// True when `range` (a segment) ends where the voice may fall: at a sentence end, a
+    /// paragraph break or the end of the text; false when it was cut short (a long sentence), so
+    /// its engine text should ask for a rising pitch (`EngineText.render(_:endsPhrase:)`).
+    ///
+    ///     let segmenter = TextSegmenter("One. Two three")
+    ///     segmenter.isPhraseEnd(0..<5)    // true: "One. "
+    ///     segmenter.isPhraseEnd(5..<9)    // false: "Two " stops mid-sentence
+    public func isPhraseEnd(_ range: Range<Int>) -> Bool {
+        let upper = min(max(range.upperBound, 0), count)
+        if upper >= count { return true }
+        var index = upper
+        var newlines = 0
+        while index > range.lowerBound, scalars[index - 1].properties.isWhitespace {
+            if scalars[index - 1] == "\n" { newlines += 1 }
+            index -= 1
+        }
+        if newlines >= 2 { return true }
+        while index > range.lowerBound, Self.closers.contains(scalars[index - 1]) { index -= 1 }
+        guard index > range.lowerBound else { return false }
+        let last = scalars[index - 1]
+        return Self.sentenceEnds.contains(last) || Self.isCJKStop(last)
     }
 
     public func text(_ range: Range<Int>) -> String {
@@ -74,6 +103,24 @@ public struct TextSegmenter: Sendable {
             index -= 1
         }
         return index
+    }
+
+    /// The start of the piece (`segment(from:)`: a sentence, a paragraph, or a cut of a very
+    /// long sentence) that contains `offset`: where rewinding on resume lands, so narration
+    /// picks up at a sentence's start rather than mid-thought.
+    ///
+    /// ```swift
+    /// TextSegmenter("One. Two three. Four").sentenceStart(containing: 9)   // 5, "Two three. "
+    /// ```
+    public func sentenceStart(containing offset: Int) -> Int {
+        let offset = max(0, min(offset, count - 1))
+        var start = 0
+        while start < count {
+            let piece = segment(from: start)
+            if piece.upperBound > offset || piece.isEmpty { return start }
+            start = piece.upperBound
+        }
+        return start
     }
 
     static let sentenceEnds: Set<Unicode.Scalar> = [".", "!", "?", "…", ";"]

@@ -52,6 +52,11 @@ final class AudioPolicyDriver {
     var movedFromSink: UInt32?
     /// The PausedBecause value clients last saw, so a change is emitted exactly once.
     var announcedPausedBecause = ""
+    /// The sleep timer's fade of our own narration stream (AudioPolicyDriver+SleepFade), in the
+    /// duck journal while it lasts so a crash mid-fade cannot leave a faded saved volume.
+    var sleepFade: DuckEntry?
+    /// The listener acted (MPRIS, Narrator1): the sleep timer cancels its fade.
+    var onListenerActed: (() -> Void)?
 
 
     init(loop: any LoopScheduling, mirror: any SoundServerMirroring, narrator: any NarrationControl,
@@ -194,6 +199,7 @@ final class AudioPolicyDriver {
 
     /// The listener acted (MPRIS or Narrator1): no automatic resume after this.
     func listenerActed(pausing: Bool) {
+        onListenerActed?()
         interruptions.userActed()
         pauseReason = pausing ? "user" : nil
         movedFromSink = nil
@@ -349,6 +355,7 @@ final class AudioPolicyDriver {
     /// repaired; without either it is removed.
     func saveDuckJournal() {
         var journal = duckBook.journal(raises: raise.map { [$0] } ?? [])
+        if let sleepFade { journal.entries.append(sleepFade) }
         if let old = recovering { journal.merge(old) }
         if journal.isEmpty {
             journalStore.remove()
@@ -417,7 +424,7 @@ final class AudioPolicyDriver {
     }
 
     /// Saved entries holding a volume we set go back to the original.
-    private func repairSavedVolumes(_ journal: DuckJournal, then done: (() -> Void)? = nil) {
+    func repairSavedVolumes(_ journal: DuckJournal, then done: (() -> Void)? = nil) {
         guard !journal.entries.isEmpty else { done?(); return }
         mirror.readSavedStreams { [weak self] saved in
             guard let self else { return }

@@ -48,5 +48,9 @@ extension LectorService {
         audioPolicy.rampStepMicroseconds = ramp / 3
         audioPolicy.volumeFloor = new.audio.volumeFloor
         audioPolicy.interruptions.resumeTimeoutMicroseconds = UInt64(new.audio.autoResumeTimeoutMinutes) * 60_000_000
+        // Skipping Next/Previous can always be pressed: CanGoNext/CanGoPrevious follow.
+        narrator.update { $0.nextPreviousSkips = new.narration.nextPrevious == .skip }
+        resumeRewind.afterPauseSeconds = new.narration.rewindAfterPauseSeconds
+        resumeRewind.rewindSeconds = new.narration.rewindSeconds
     }
 }

@@ -37,8 +37,8 @@ extension LectorService {
     /// org.mpris.MediaPlayer2.Player
     private func playerObject() -> BusObject {
         let members: [BusMember<LectorService>] = [
-            .method("Next") { service, _ in service.audioPolicy.listenerActed(pausing: false); service.narrator.next(); return .done },
-            .method("Previous") { service, _ in service.audioPolicy.listenerActed(pausing: false); service.narrator.previous(); return .done },
+            .method("Next") { service, _ in service.mediaKeyNext(); return .done },
+            .method("Previous") { service, _ in service.mediaKeyPrevious(); return .done },
             .method("Pause") { service, _ in service.audioPolicy.listenerActed(pausing: true); service.narrator.pause(); return .done },
             .method("PlayPause") { try $0.playPause($1) },
             .method("Stop") { service, _ in service.audioPolicy.listenerActed(pausing: true); service.narrator.stop(); return .done },
@@ -127,7 +127,8 @@ extension LectorService {
             .property("Book", "a{sv}", .change) { try $0.writeBook($1) },
             .property("PausedBecause", "s", .change) { try $1.append($0.audioPolicy.pausedBecause) },
         ]
-        return BusObject(path: BusNames.objectPath, interface: MPRISNames.narrator, target: self, members: members)
+        return BusObject(path: BusNames.objectPath, interface: MPRISNames.narrator, target: self,
+                         members: members + dailyLoopMembers())
     }
 
     func registerMPRIS() throws {
@@ -136,6 +137,7 @@ extension LectorService {
             guard let self else { return }
             self.narratorChanged(from: before)
             self.library.playbackChanged(from: before, to: self.narrator.state)
+            self.dailyLoopStateChanged(from: before)
         }
         narrator.onHoldChange = { [weak self] in self?.audioPolicy.pausedBecauseMayHaveChanged() }
         narrator.onSeeked = { [weak self] position in
@@ -244,12 +246,15 @@ extension LectorService {
         guard PlayerState.rateRange.contains(rate) else {
             throw LectorError.invalidArgument("Rate must be between MinimumRate \(PlayerState.rateRange.lowerBound) and MaximumRate \(PlayerState.rateRange.upperBound), got \(rate)")
         }
-        narrator.setRate(rate)
+        sleepTimer?.listenerActed()
+        guard narrator.book != nil else { return narrator.setRate(rate) }
+        library.choose(rate: rate)   // remembered for this book
     }
 
     func setVolume(_ reader: MessageReader) throws {
         let volume = try reader.readDouble()
         guard volume.isFinite else { throw LectorError.invalidArgument("Volume must be a finite number") }
+        sleepTimer?.listenerActed()
         narrator.setVolume(min(1, max(0, volume)))
     }
 
@@ -308,6 +313,11 @@ extension LectorService {
             try writer.entry("url", "s") { try $0.append(book.url.absoluteString) }
             try writer.entry("chapter-count", "u") { try $0.append(UInt32(book.chapterCount)) }
             try writer.entry("chapter", "u") { try $0.append(UInt32(narrator.state.chapter)) }
+            // The whole book, computed when read (not signalled as it advances, as Position).
+            if let whole = library.wholeBookProgress {
+                try writer.entry("progress", "d") { try $0.append(whole.progress) }
+                try writer.entry("time-left", "x") { try $0.append(Int64(whole.timeLeft * 1e6)) }
+            }
         }
     }
 

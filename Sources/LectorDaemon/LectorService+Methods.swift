@@ -21,7 +21,7 @@ extension LectorService {
             .property("ReadNotifications", "b", .change,
                       get: { try $1.append($0.readsNotifications) },
                       set: { $0.setReadNotifications(try $1.readBool()) }),
-        ])
+        ] + notificationAppMembers())
     }
 
     /// `Speak(s text, a{sv} options) -> t id`: the id is replied before any signal about it.

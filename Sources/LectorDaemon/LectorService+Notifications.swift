@@ -61,7 +61,7 @@ extension LectorService {
                 if let failure {
                     Journal.log(.warning, "cannot overhear notifications: \(failure)", fields: ["LECTOR_ERROR": "Failed"])
                 } else {
-                    Journal.log(.info, "reading notifications of: \(self.configuration.notifications.allow.joined(separator: ", "))")
+                    Journal.log(.info, "reading notifications of: \(self.notificationRules.allow.joined(separator: ", "))")
                 }
             }
             notificationMonitor = monitor
@@ -78,7 +78,7 @@ extension LectorService {
         var now = time(nil)
         var local = tm()
         localtime_r(&now, &local)
-        guard let text = configuration.notifications.announcement(app: app, summary: summary, body: body,
+        guard let text = notificationRules.announcement(app: app, summary: summary, body: body,
                                                                   minuteOfDay: Int(local.tm_hour) * 60 + Int(local.tm_min)),
               let id = announcer.announceNotification(text) else { return }
         Journal.log(.debug, "reading a notification from \(app) as speech \(id)", fields: ["LECTOR_SPEECH_ID": String(id)])

@@ -61,6 +61,10 @@ public final class LectorService {
     let library: Library
     /// Route changes, calls, ducking (issue 4).
     let audioPolicy: AudioPolicyDriver
+    /// `lector sleep`: pauses narration when the time is up, fading the last 20 s.
+    var sleepTimer: SleepTimer?
+    /// After a long pause, narration resumes a sentence or so earlier.
+    let resumeRewind = ResumeRewind()
     /// Reopens a failed stream a moment later.
     private var streamRetry: EventSource?
     /// GetChapterText calls waiting for their chapter, and the timer that ends the wait.
@@ -145,6 +149,7 @@ public final class LectorService {
         try registerMPRIS()
         narrator.onBookmark = { [weak self] in self?.library.saveBookmark() }
         narrator.onNeedsStream = { [weak self] in self?.openNarrationStreamIfWanted() }
+        try startDailyLoop()
         announcer.delegate = self
     }
 
@@ -235,6 +240,7 @@ public final class LectorService {
         exitDeadline?.close()
         failChapterTextWaiters(LectorError(.failed, "Lector is stopping"))
         chapterTextTimer?.close()
+        sleepTimer?.close()
         streamRetry?.close()
         library.close()
         audioPolicy.close()

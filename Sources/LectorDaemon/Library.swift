@@ -12,9 +12,9 @@ import LectorState
 /// `bookQueue`. Bookmarks (chapter and word) are taken on the loop and written on
 /// `bookmarkQueue` (atomic, fsynced): at pause, stop, chapter change, exit and every 5 s while
 /// playing (those periodic ones without fsync: a disk flush every 5 s for as long as a book plays
-/// keeps a laptop's disk from idling; a crash of the daemon still finds them). The book opened last is remembered (`recent-book.json`, same queue) so that it can
-/// be resumed from anywhere after a restart: loaded, stopped, at start-up (`resumeAtStartUp`),
-/// played by `resume`.
+/// keeps a laptop's disk from idling; a crash of the daemon still finds them). The book opened
+/// last is remembered (`recent-book.json`, same queue) so that it can be resumed from anywhere
+/// after a restart: loaded, stopped, at start-up (`resumeAtStartUp`), played by `resume`.
 ///
 /// ```swift
 /// try library.open(uri: "file:///home/me/book.epub", options: [:]) { call.deferReply() }
@@ -27,25 +27,38 @@ final class Library {
     static let bookmarkSeconds: UInt64 = 5
 
     let narrator: Narrator
-    private let catalog: VoiceCatalog
+    let catalog: VoiceCatalog
     /// Voices per language for a book's language.
     var configuration = Configuration()
     /// A book was applied: its chapter list changed.
     var onBookApplied: (() -> Void)?
     /// A chapter of the open book was read in the background (its text is in `narrator.book`).
     var onChapterLoaded: ((Int) -> Void)?
+    /// A book was opened: when it was last heard (its bookmark), and whether it plays now
+    /// (rewind on resume).
+    var onOpened: ((_ lastHeard: Date?, _ playing: Bool) -> Void)?
 
-    private let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
-    private let recentBooks = RecentBookStore(directory: RecentBookStore.defaultDirectory())
+    let bookmarks = BookmarkStore(directory: BookmarkStore.defaultDirectory())
+    let recentBooks = RecentBookStore(directory: RecentBookStore.defaultDirectory())
+    /// The library (`library/`, beside the bookmarks): read and edited on `bookmarkQueue`.
+    let shelf = LibraryShelf(stateDirectory: RecentBookStore.defaultDirectory())
+    /// What the listener chose for the open book (nil: the configuration's default), loaded
+    /// from its bookmark and saved with it: per-book memory.
+    var chosen = BookChoices()
+    /// When the open book was last heard (its bookmark's `listenedAt` until it plays here).
+    var listenedAt: Date?
+    /// The open book was taken out of the library (`lector library --forget`) and has not
+    /// played since: nothing of it is written back until it does.
+    var forgottenIdentity: String?
     /// The book opened last, here or by an earlier daemon: what `resume` opens when no book is.
-    private(set) var recentBook: RecentBook?
+    var recentBook: RecentBook?
     /// A resume whose book is being parsed: who waits for it, and whether any of them asked to
     /// play (a media key pressed while the start-up resume is still parsing plays it).
     private var pendingResume: PendingResume?
     /// The generation of the open being parsed, until its result is back on the loop.
     private var parsing: Int?
     /// Bookmarks are written here, never on the loop (fsync can take long).
-    private let bookmarkQueue = SerialWorker(name: "lector-bookmarks")
+    let bookmarkQueue = SerialWorker(name: "lector-bookmarks")
     /// Books are parsed here, never on the loop.
     private let bookQueue = DispatchQueue(label: "io.github.lector.books")
     /// Opens parse here, never queued behind the previous book's background chapters on `bookQueue`.
@@ -60,6 +73,8 @@ final class Library {
     /// The open book's outline: the read-along page's markup and images are read from it, on
     /// `pageQueue` so a page never waits behind the background parse of the other chapters.
     private var outline: BookOutline?
+    /// Voices chosen for passages in other languages in the open book (nil: the book's voice).
+    private var passageVoices: [String: Voice?] = [:]
     private let pageQueue = DispatchQueue(label: "io.github.lector.page")
 
     /// Who waits for the book being opened as a resume, and whether any of them asked to play.
@@ -98,21 +113,30 @@ final class Library {
         bookmarkQueue.close()
     }
 
-    /// Narration started or stopped playing: bookmarks every 5 s while it plays.
+    /// Narration started or stopped playing: bookmarks every 5 s while it plays; the library
+    /// entry (with the speed learned meanwhile) when it stops.
     func playbackChanged(from before: PlayerState, to after: PlayerState) {
         if before.status != .playing, after.status == .playing {
             bookmarkTimer?.schedule(after: Self.bookmarkSeconds * 1_000_000)
+            forgottenIdentity = nil   // listened to again: remembered again
+            listenedAt = Date()
         }
-        if before.status == .playing, after.status != .playing { bookmarkTimer?.cancel() }
+        if before.status == .playing, after.status != .playing {
+            bookmarkTimer?.cancel()
+            listenedAt = Date()
+            saveLibraryEntry()
+        }
     }
 
     // MARK: - bookmarks
 
     /// The narrator's book at the word last heard, written off the loop.
     func saveBookmark(durable: Bool = true) {
-        guard let book = narrator.book else { return }
+        guard let book = narrator.book, forgottenIdentity != book.identity else { return }
         let point = narrator.resumePoint
-        let bookmark = Bookmark(bookIdentity: book.identity, path: book.url.path, chapter: point.chapter, offset: point.offset)
+        if narrator.state.status == .playing { listenedAt = Date() }
+        let bookmark = Bookmark(bookIdentity: book.identity, path: book.url.path, chapter: point.chapter, offset: point.offset,
+                                rate: chosen.rate, voice: chosen.voice, listenedAt: listenedAt)
         let store = bookmarks
         bookmarkQueue.async {
             do {
@@ -131,11 +155,14 @@ final class Library {
 
     // MARK: - opening
 
-    /// Options of `Open`: `chapter` (u, 0-based), `from-start` (b), `play` (b, default true).
+    /// Options of `Open`: `chapter` (u, 0-based), `from-start` (b), `play` (b, default true),
+    /// `rate` (d) and `voice` (s), chosen for this book and remembered with it.
     struct OpenOptions {
         var chapter: Int?
         var fromStart = false
         var play = true
+        var rate: Double?
+        var voice: String?
 
         init(_ options: [String: OptionValue]) throws {
             for (key, value) in options {
@@ -143,9 +170,13 @@ final class Library {
                 case ("chapter", .integer(let n)) where n >= 0 && n < Int64(Int32.max): chapter = Int(n)
                 case ("from-start", .boolean(let b)): fromStart = b
                 case ("play", .boolean(let b)): play = b
+                case ("rate", .double(let r)): rate = try BookChoices.checkedRate(r)
+                case ("voice", .string(let v)): voice = v
                 case ("chapter", _): throw LectorError.invalidArgument("option \"chapter\" must be a chapter number from 0 (u)")
                 case ("from-start", _), ("play", _): throw LectorError.invalidArgument("option \"\(key)\" must be a boolean (b)")
-                default: throw LectorError.invalidArgument("unknown option \"\(key)\" (known: chapter, from-start, play)")
+                case ("rate", _): throw LectorError.invalidArgument("option \"rate\" must be a number (d)")
+                case ("voice", _): throw LectorError.invalidArgument("option \"voice\" must be a voice name (s)")
+                default: throw LectorError.invalidArgument("unknown option \"\(key)\" (known: chapter, from-start, play, rate, voice)")
                 }
             }
         }
@@ -173,6 +204,7 @@ final class Library {
     func open(uri: String, options: [String: OptionValue], reply makeReply: () -> DeferredReply) throws {
         let url = try Self.fileURL(from: uri)
         let opening = try OpenOptions(options)
+        if let voice = opening.voice { _ = try catalog.resolve(language: nil, voice: voice) }   // UnknownVoice before any work
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw LectorError(.notFound, "\(url.path): no such file")
@@ -242,6 +274,7 @@ final class Library {
         let latest = latestOpen
         let store = bookmarks
         let covers = Self.coverDirectory()
+        let reading = Self.readingOptions(configuration.books)
         saveBookmark()   // re-opening the book being read must find where it is now
         let pendingSaves = bookmarkQueue
         openQueue.async {
@@ -249,7 +282,8 @@ final class Library {
             // Replaced while it waited: not parsed at all (a burst of Opens costs one parse).
             let superseded = latest.get() != generation
             let result: Result<PreparedBook, Error> = superseded ? .failure(Superseded())
-                : Result { try PreparedBook.prepare(url: url, options: opening, bookmarks: store, covers: covers) }
+                : Result { try PreparedBook.prepare(url: url, options: opening, reading: reading, bookmarks: store,
+                                                    covers: covers) }
             LoopInbox.post { [weak self] in
                 guard let self else { return }
                 if self.parsing == generation { self.parsing = nil }
@@ -275,9 +309,10 @@ final class Library {
                 case .success(let prepared):
                     if prepared.book.identity == self.narrator.book?.identity, opening.chapter == nil, !opening.fromStart {
                         // The book being read: carry on where it is, no reload, no status flicker.
+                        self.choose(rate: opening.rate, voice: opening.voice)
                         if play { self.narrator.play() }
                     } else {
-                        self.apply(prepared, play: play)
+                        self.apply(prepared, play: play, opening: opening)
                     }
                     replies.forEach { $0.send() }
                 case .failure(let error):
@@ -291,10 +326,22 @@ final class Library {
         return generation
     }
 
-    private func apply(_ prepared: PreparedBook, play: Bool) {
+    private func apply(_ prepared: PreparedBook, play: Bool, opening: OpenOptions) {
         if let note = prepared.note { Journal.log(.notice, note, fields: ["LECTOR_BOOK": prepared.book.url.path]) }
-        narrator.voice = voice(forBookLanguage: prepared.book.language)
+        // Per-book memory: what was chosen for this book (now, or with its bookmark), else the defaults.
+        let asked = opening.voice.flatMap { try? catalog.resolve(language: nil, voice: $0).name }
+        chosen = BookChoices(rate: opening.rate ?? prepared.bookmark?.rate, voice: asked ?? prepared.bookmark?.voice)
+        listenedAt = prepared.bookmark?.listenedAt
+        forgottenIdentity = nil
+        narrator.voice = voice(forBook: prepared.book.language, chosen: chosen.voice)
+        narrator.setRate(chosen.rate ?? configuration.speech.rate)
+        passageVoices = [:]
+        let bookLanguage = prepared.book.language
+        narrator.voiceForPassage = { [weak self] language in self?.voice(forPassageIn: language, bookLanguage: bookLanguage) }
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)
+        // At its very start there is nothing to rewind to; elsewhere, quiet since it was last heard.
+        let atStart = prepared.startOffset == 0 && prepared.startChapter == 0
+        onOpened?(atStart ? nil : prepared.bookmark?.listenedAt, play)
         outline = prepared.reader
         rememberRecent(prepared.book)
         onBookApplied?()
@@ -305,49 +352,55 @@ final class Library {
 
     /// Narrator1.GetChapterMarkup: the chapter as the read-along page shows it, made off the loop.
     func chapterMarkup(_ chapter: Int, trackID: String, reply: DeferredReply) throws {
-        guard let outline else { throw LectorError(.noBook, "no book is open: Open one first") }
+        let outline = try openOutline()
         guard outline.chapters.indices.contains(chapter) else {
             throw LectorError.invalidArgument("no chapter \(chapter) in the open book: it has \(outline.chapters.count) (0 to \(outline.chapters.count - 1))")
         }
-        pageQueue.async {
-            let result = Result { () throws(BookError) in try outline.chapterMarkup(at: chapter) }
-            LoopInbox.post {
-                switch result {
-                case .success(let markup):
-                    reply.send { writer in
-                        try writer.appendObjectPath(trackID)
-                        try writer.append(markup.html)
-                    }
-                case .failure(let error):
-                    reply.fail(LectorError(.badBook, "chapter \(chapter) cannot be shown: \(error)"))
-                }
-            }
+        answerFromPageQueue(reply, { () throws(BookError) in try outline.chapterMarkup(at: chapter) },
+                            failure: { LectorError(.badBook, "chapter \(chapter) cannot be shown: \($0)") }) { markup, writer in
+            try writer.appendObjectPath(trackID)
+            try writer.append(markup.html)
         }
     }
 
     /// Narrator1.GetResource: an image of the open book, by manifest id (never a path).
     func resource(id: String, reply: DeferredReply) throws {
+        let outline = try openOutline()
+        answerFromPageQueue(reply, { () throws(BookError) in try outline.resource(id: id) },
+                            failure: { LectorError(.notFound, "\($0)") }) { resource, writer in
+            try writer.append(resource.mediaType)
+            try writer.appendBytes([UInt8](resource.data))
+        }
+    }
+
+    private func openOutline() throws -> BookOutline {
         guard let outline else { throw LectorError(.noBook, "no book is open: Open one first") }
+        return outline
+    }
+
+    /// Reads from the book on `pageQueue`, then answers on the loop: `write` the value, or the
+    /// error `failure` names.
+    private func answerFromPageQueue<Value: Sendable>(_ reply: DeferredReply,
+                                                      _ read: @escaping @Sendable () throws(BookError) -> Value,
+                                                      failure: @escaping @Sendable (BookError) -> LectorError,
+                                                      write: @escaping @Sendable @MainActor (Value, MessageWriter) throws -> Void) {
         pageQueue.async {
-            let result = Result { () throws(BookError) in try outline.resource(id: id) }
+            let result = Result { () throws(BookError) in try read() }
             LoopInbox.post {
                 switch result {
-                case .success(let resource):
-                    reply.send { writer in
-                        try writer.append(resource.mediaType)
-                        try writer.appendBytes([UInt8](resource.data))
-                    }
-                case .failure(let error):
-                    reply.fail(LectorError(.notFound, "\(error)"))
+                case .success(let value): reply.send { try write(value, $0) }
+                case .failure(let error): reply.fail(failure(error))
                 }
             }
         }
     }
 
-    /// The book just opened becomes the one to resume, on disk too (off the loop, atomically).
+    /// The book just opened becomes the one to resume, on disk too (off the loop, atomically),
+    /// and goes into the library.
     private func rememberRecent(_ book: OpenBook) {
         let recent = RecentBook(path: book.url.path, bookIdentity: book.identity)
         recentBook = recent
+        saveLibraryEntry()
         let store = recentBooks
         bookmarkQueue.async {
             do {
@@ -357,6 +410,39 @@ final class Library {
                             fields: ["LECTOR_BOOK": recent.path])
             }
         }
+    }
+
+    /// `[books]` of the configuration as the book reader takes it; it applies to books opened from then on.
+    static func readingOptions(_ books: Configuration.Books) -> BookReadingOptions {
+        let notes: BookReadingOptions.Notes
+        switch books.notes {
+        case .afterParagraph: notes = .afterParagraph
+        case .endOfChapter: notes = .endOfChapter
+        case .skip: notes = .skip
+        }
+        return BookReadingOptions(notes: notes, images: books.images == .read ? .read : .skip)
+    }
+
+    /// The voice of a passage the book marks as written in `language`: nil (the book's voice) when
+    /// it is the book's language (`en-GB` in an `en-US` book too) or no voice speaks it, with a
+    /// log line the first time each language is met in a book.
+    ///
+    ///     voice(forPassageIn: "la", bookLanguage: "en-US")    // espeak-ng's Latin voice
+    ///     voice(forPassageIn: "en", bookLanguage: "en-US")    // nil: the book's voice
+    func voice(forPassageIn language: String, bookLanguage: String?) -> Voice? {
+        if let known = passageVoices[language] { return known }
+        let primary = { (tag: String) in tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map { $0.lowercased() } }
+        var chosen: Voice?
+        if primary(language) != bookLanguage.flatMap(primary) {
+            if let configured = configuration.voice(forLanguage: language) {
+                chosen = try? catalog.resolve(language: language, voice: configured)
+            }
+            if chosen == nil { chosen = try? catalog.resolve(language: language, voice: nil) }
+            Journal.log(.info, chosen.map { "passages in \(language) are read with the voice \($0.name) (\($0.identifier))" }
+                        ?? "no voice speaks \(language): its passages are read with the book's voice")
+        }
+        passageVoices[language] = .some(chosen)
+        return chosen
     }
 
     /// The book's language picks the voice; an unknown one falls back to the default, with a log line.
@@ -379,9 +465,11 @@ final class Library {
                 // Another book has replaced this one: stop parsing it.
                 guard latest.get() == generation else { break }
                 let text: String
+                var languages: [LanguageRun] = []
                 do {
                     let chapter = try reader.loadChapter(index)
                     text = chapter.text
+                    languages = chapter.languageRuns
                     for warning in chapter.warnings {
                         Journal.log(.notice, warning, fields: ["LECTOR_BOOK": reader.sourceURL.path])
                     }
@@ -394,8 +482,9 @@ final class Library {
                 LoopInbox.post { [weak self] in
                     guard let self else { return }
                     guard generation == self.latestBook.get() else { return }   // a newer book replaced it
-                    self.narrator.chapterLoaded(index, text: text)
+                    self.narrator.chapterLoaded(index, text: text, languages: languages)
                     self.onChapterLoaded?(index)
+                    self.chapterArrived()
                 }
             }
         }
@@ -422,12 +511,14 @@ struct PreparedBook: @unchecked Sendable {
     var startOffset: Int
     var remainingChapters: [Int]
     var note: String?
+    /// The bookmark found (nil with `from-start`): rate, voice and when it was last heard.
+    var bookmark: Bookmark?
 
-    static func prepare(url: URL, options: Library.OpenOptions, bookmarks: BookmarkStore,
-                        covers: URL) throws -> PreparedBook {
+    static func prepare(url: URL, options: Library.OpenOptions, reading: BookReadingOptions = .default,
+                        bookmarks: BookmarkStore, covers: URL) throws -> PreparedBook {
         let outline: BookOutline
         do {
-            outline = try BookReader.open(url)
+            outline = try BookReader.open(url, options: reading)
         } catch .pdf {
             throw LectorError(.unsupportedFormat, BookError.pdf(file: url).description)
         } catch {
@@ -438,13 +529,15 @@ struct PreparedBook: @unchecked Sendable {
         guard !titles.isEmpty else { throw LectorError(.badBook, "\(url.path): the book has no chapters") }
         var note: String?
         var start = (chapter: 0, offset: 0)
-        if !options.fromStart {
-            switch bookmarks.load(bookIdentity: outline.identity) {
-            case .found(let mark): start = (mark.chapter, mark.offset)
-            case .corrupt(let aside, let reason):
-                note = "the bookmark of \(url.path) was unreadable (\(reason)); set aside as \(aside)"
-            case .none: break
-            }
+        var found: Bookmark?
+        switch bookmarks.load(bookIdentity: outline.identity) {
+        case .found(let mark):
+            found = mark
+            // From the start, the choices made for the book still hold; the place does not.
+            if !options.fromStart { start = (mark.chapter, mark.offset) }
+        case .corrupt(let aside, let reason):
+            note = "the bookmark of \(url.path) was unreadable (\(reason)); set aside as \(aside)"
+        case .none: break
         }
         if let chapter = options.chapter {
             guard titles.indices.contains(chapter) else {
@@ -460,10 +553,9 @@ struct PreparedBook: @unchecked Sendable {
         var book = OpenBook(identity: outline.identity, title: outline.title, authors: outline.authors,
                             language: outline.language, url: url, coverURL: nil, chapterTitles: titles)
         book.chapterDepths = outline.chapters.map(\.depth)
-        func load(_ index: Int) throws -> (text: String, warnings: [String]) {
+        func load(_ index: Int) throws -> Chapter {
             do {
-                let chapter = try reader.loadChapter(index)
-                return (chapter.text, chapter.warnings)
+                return try reader.loadChapter(index)
             } catch {
                 throw LectorError(.badBook, "\(error)")
             }
@@ -479,6 +571,7 @@ struct PreparedBook: @unchecked Sendable {
         let warnings = outline.warnings + first.warnings
         if !warnings.isEmpty { note = ([note].compactMap { $0 } + warnings).joined(separator: "; ") }
         book.chapterTexts[start.chapter] = first.text
+        book.chapterLanguages[start.chapter] = first.languageRuns
         if outline.hasCover, let cover = try? outline.loadCover() {
             let file = covers.appendingPathComponent(StableHash.hex(outline.identity) + "." + cover.fileExtension)
             if !FileManager.default.fileExists(atPath: file.path) {
@@ -490,7 +583,7 @@ struct PreparedBook: @unchecked Sendable {
         let remaining = titles.indices.filter { $0 != start.chapter }
         let ordered = remaining.filter { $0 > start.chapter } + remaining.filter { $0 < start.chapter }
         return PreparedBook(book: book, reader: reader, startChapter: start.chapter, startOffset: start.offset,
-                            remainingChapters: ordered, note: note)
+                            remainingChapters: ordered, note: note, bookmark: found)
     }
 }
 

@@ -50,10 +50,18 @@ final class Narrator {
     /// Sound is wanted and there is no stream (Stop let it go, or none was opened yet): the
     /// service opens one, and `feed()` starts once it is ready.
     var onNeedsStream: (() -> Void)?
+    /// A chapter was heard to its end (narration has moved on to the next, or the book ended):
+    /// the sleep timer's "end of chapter" (SleepTimer).
+    var onChapterHeardToEnd: (() -> Void)?
+    /// Play is about to resume narration where it was: rewinding after a long pause (ResumeRewind).
+    var willResume: (() -> Void)?
 
     private(set) var book: OpenBook?
     private(set) var state = PlayerState()
+    /// The book's voice.
     var voice: Voice?
+    /// The voice for a passage in another language (`Chapter.languageRuns`), nil for the book's.
+    var voiceForPassage: ((String) -> Voice?)?
     var stream: PlaybackStream? {
         willSet {
             guard newValue !== stream else { return }
@@ -82,6 +90,8 @@ final class Narrator {
     private var synthesis: Synthesis?
     private(set) var clock = ChapterClock(scalarCount: 0)
     private var segmenter = TextSegmenter("")
+    /// The chapter's passages in other languages: segments end where the language changes.
+    private var languages = LanguageRuns()
     /// Where synthesis continues in the chapter.
     private var nextOffset = 0
     /// Stream frame at which the current run's audio starts.
@@ -204,8 +214,9 @@ final class Narrator {
     }
 
     /// The background parser delivered a chapter's text.
-    func chapterLoaded(_ index: Int, text: String) {
+    func chapterLoaded(_ index: Int, text: String, languages: [LanguageRun] = []) {
         book?.chapterTexts[index] = text
+        book?.chapterLanguages[index] = languages
         if let pending = pendingJump, pending.chapter == index {
             pendingJump = nil
             jump(toChapter: index, offset: pending.offset, time: pending.time, announceSeek: pending.offset > 0)
@@ -242,6 +253,7 @@ final class Narrator {
         let key = "\(book.identity)#\(chapter)"
         if key != segmenterKey {
             segmenter = TextSegmenter(text)
+            languages = LanguageRuns(book.chapterLanguages[chapter] ?? [])
             segmenterKey = key
         }
         clock = ChapterClock(scalarCount: segmenter.count, scalarsPerSecond: learnedSpeed)
@@ -271,6 +283,7 @@ final class Narrator {
     /// at (see `stop()`), or, after the book's end, the book's start.
     func play() {
         guard book != nil else { return }
+        if !restartOnPlay, state.status != .playing { willResume?() }
         if restartOnPlay {
             restartOnPlay = false
             batch {
@@ -409,8 +422,19 @@ final class Narrator {
         let delivery: SpeechEngine.Delivery = ahead >= 2 * rate ? .batched(frames: .max, firstAtOnce: false)
             : .batched(frames: stream.sampleRate, firstAtOnce: ahead < rate / 2)
         while nextOffset < segmenter.count {
-            let range = segmenter.segment(from: nextOffset)
-            guard var request = try? SpeechRequest(text: segmenter.text(range)) else {
+            var range = segmenter.segment(from: nextOffset)
+            // A passage in another language is a segment of its own, in that language's voice.
+            let speaker = speaker(at: nextOffset)
+            var after = nextOffset
+            while let change = languages.nextChange(after: after), change < range.upperBound {
+                if self.speaker(at: change)?.identifier != speaker?.identifier {
+                    range = nextOffset..<change
+                    break
+                }
+                after = change
+            }
+            let text = EngineText.render(segmenter.scalars[range], endsPhrase: segmenter.isPhraseEnd(range))
+            guard var request = try? SpeechRequest(text: text) else {
                 nextOffset = range.upperBound     // only spaces
                 continue
             }
@@ -418,7 +442,7 @@ final class Narrator {
             let job = allocateJob()
             synthesis = Synthesis(job: job, range: range,
                                   trimmer: LeadingSilenceTrimmer(enabled: nextOffset == clock.runStartOffset))
-            engine.synthesize(id: job, request: request, voice: voice, delivery: delivery)
+            engine.synthesize(id: job, request: request, voice: speaker ?? voice, delivery: delivery)
             return
         }
         if !chapterEndScheduled {
@@ -426,6 +450,11 @@ final class Narrator {
             channel.add(.chapterEnd, at: stream.endFrame)
             channel.reschedule()
         }
+    }
+
+    /// Who reads the text at `offset`: the voice of its passage's language, or the book's.
+    private func speaker(at offset: Int) -> Voice? {
+        languages.language(at: offset).flatMap { voiceForPassage?($0) } ?? voice
     }
 
     func handle(_ output: SynthesisOutput) {
@@ -565,6 +594,7 @@ final class Narrator {
             } else {
                 endOfBook()
             }
+            onChapterHeardToEnd?()
         }
     }
 }

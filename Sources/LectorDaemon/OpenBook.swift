@@ -13,6 +13,8 @@ struct OpenBook {
     var coverURL: URL?
     let chapterTitles: [String]
     var chapterTexts: [Int: String] = [:]
+    /// Each loaded chapter's passages in other languages (`Chapter.languageRuns`).
+    var chapterLanguages: [Int: [LanguageRun]] = [:]
     /// Nesting of each chapter in the table of contents (0 = top level), for chapter lists.
     var chapterDepths: [Int] = []
 

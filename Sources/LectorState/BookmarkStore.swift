@@ -47,7 +47,7 @@ public struct BookmarkStore: Sendable {
             guard bookmark.bookIdentity == bookIdentity, bookmark.chapter >= 0, bookmark.offset >= 0 else {
                 throw LectorError(.failed, "it belongs to another book or holds negative positions")
             }
-            return .found(bookmark)
+            return .found(bookmark.withSaneChoices)
         } catch {
             return .corrupt(setAsideAt: AtomicFile.setAside(url), reason: "\(error)")
         }
@@ -57,6 +57,34 @@ public struct BookmarkStore: Sendable {
     public func save(_ bookmark: Bookmark, durable: Bool = true) throws {
         try AtomicFile.write(try Self.encoder.encode(bookmark), to: fileURL(bookIdentity: bookmark.bookIdentity),
                              durable: durable)
+    }
+
+    /// Every readable bookmark (the library lists books read before it kept entries of its
+    /// own), and a sentence for each unreadable one, which is set aside.
+    public func loadAll() -> (bookmarks: [Bookmark], problems: [String]) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        var found: [Bookmark] = []
+        var problems: [String] = []
+        for name in names.sorted() where name.hasSuffix(".json") {
+            let url = directory.appendingPathComponent(name)
+            guard let data = try? Data(contentsOf: url) else { continue }
+            do {
+                let bookmark = try Self.decoder.decode(Bookmark.self, from: data)
+                guard fileURL(bookIdentity: bookmark.bookIdentity).lastPathComponent == name,
+                      bookmark.chapter >= 0, bookmark.offset >= 0 else {
+                    throw LectorError(.failed, "it belongs to another book or holds negative positions")
+                }
+                found.append(bookmark.withSaneChoices)
+            } catch {
+                problems.append("bookmark \(name) was unreadable (\(LibraryStore.shortReason(error))); set aside as \(AtomicFile.setAside(url))")
+            }
+        }
+        return (found, problems)
+    }
+
+    /// `lector library --forget`: the place in that book is forgotten too. Absent is fine.
+    public func remove(bookIdentity: String) {
+        try? FileManager.default.removeItem(at: fileURL(bookIdentity: bookIdentity))
     }
 
     static let encoder: JSONEncoder = {
@@ -71,4 +99,15 @@ public struct BookmarkStore: Sendable {
         decoder.dateDecodingStrategy = .iso8601
         return decoder
     }()
+}
+
+extension Bookmark {
+    /// A rate outside what the player takes (a hand-edited file) is dropped, not trusted: the
+    /// place in the book is worth keeping, the rate then follows the configuration.
+    var withSaneChoices: Bookmark {
+        var sane = self
+        if let rate, !(rate.isFinite && PlayerState.rateRange.contains(rate)) { sane.rate = nil }
+        if let voice, voice.isEmpty || voice.count > 200 { sane.voice = nil }
+        return sane
+    }
 }

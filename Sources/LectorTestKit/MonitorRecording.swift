@@ -141,6 +141,17 @@ public final class MonitorRecording: @unchecked Sendable {
         }
     }
 
+    /// Largest |sample| between `start` and `end` (0 if silent or not recorded yet), e.g. to
+    /// show a fade: the peak of a late window far below an early one's.
+    public func peakAmplitude(from start: Date, to end: Date) -> Int {
+        lock.withLock {
+            let first = firstIndex(atOrAfter: start)
+            let last = firstIndex(atOrAfter: end)
+            guard first < last else { return 0 }
+            return samples[first..<last].reduce(0) { max($0, abs(Int($1))) }
+        }
+    }
+
     /// Writes everything recorded so far as a WAV file, to listen to when a test fails.
     public func writeWAV(to url: URL) throws {
         let pcm: [Int16] = lock.withLock { samples }

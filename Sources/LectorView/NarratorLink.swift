@@ -78,6 +78,10 @@ public final class NarratorLink {
                 refreshAgain = false
                 let next = await readSnapshot()
                 if next != snapshot {
+                    if next.book?.url != snapshot.book?.url {
+                        markups = [:]   // another book (or none): its chapters are not these
+                        markupOrder = []
+                    }
                     snapshot = next
                     if let json = try? String(decoding: JSONEncoder().encode(next), as: UTF8.self) {
                         events.publish("state", json)
@@ -132,10 +136,37 @@ public final class NarratorLink {
         }
     }
 
+    /// A chapter's markup. The last few are kept (a reloaded page asks again), and the next
+    /// chapter is fetched ahead, so a chapter change shows without waiting for the daemon.
     public func chapterMarkup(_ chapter: Int) async throws -> ViewChapterMarkup {
-        let reply = try await call(MPRISNames.narrator, MPRISNames.narrator, "GetChapterMarkup", on: BusNames.objectPath,
-                                   timeout: 60_000_000) { try $0.append(UInt32(clamping: chapter)) }
-        return ViewChapterMarkup(chapter: chapter, trackID: try reply.readObjectPath(), html: try reply.readString())
+        let book = snapshot.book?.url ?? ""
+        let markup = try await cachedMarkup(chapter, book: book)
+        if let count = snapshot.book?.chapterCount, chapter + 1 < count, snapshot.book?.url == book {
+            Task { @MainActor in _ = try? await self.cachedMarkup(chapter + 1, book: book) }
+        }
+        return markup
+    }
+
+    private var markups: [String: Task<ViewChapterMarkup, any Error>] = [:]
+    private var markupOrder: [String] = []
+
+    private func cachedMarkup(_ chapter: Int, book: String) async throws -> ViewChapterMarkup {
+        let key = "\(chapter)#\(book)"
+        if let known = markups[key] { return try await known.value }
+        let fetch = Task { @MainActor in
+            let reply = try await self.call(MPRISNames.narrator, MPRISNames.narrator, "GetChapterMarkup", on: BusNames.objectPath,
+                                            timeout: 60_000_000) { try $0.append(UInt32(clamping: chapter)) }
+            return ViewChapterMarkup(chapter: chapter, trackID: try reply.readObjectPath(), html: try reply.readString())
+        }
+        markups[key] = fetch
+        markupOrder.append(key)
+        if markupOrder.count > 4 { markups[markupOrder.removeFirst()] = nil }
+        do {
+            return try await fetch.value
+        } catch {
+            markups[key] = nil   // not kept: the next ask tries again
+            throw error
+        }
     }
 
     /// An image of the open book, by manifest id: (media type, bytes).

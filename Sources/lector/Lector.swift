@@ -18,5 +18,5 @@ struct Lector: ParsableCommand {
             """,
         version: "lector \(BusNames.version)",
         subcommands: [Serve.self, Say.self, Cancel.self, Queue.self, Notifications.self, Read.self, Status.self,
-                      Doctor.self, View.self])
+                      LibraryCommand.self, Chapters.self, Rate.self, Sleep.self, Skip.self, Voices.self, Doctor.self, View.self])
 }

@@ -49,6 +49,11 @@ struct Status: ParsableCommand {
         var status: String
         var metadata: [String: String]
         var position: Int64
+        /// Narrator1.SleepTimer: {} when off.
+        var sleep: [String: String] = [:]
+        /// Narrator1.Book: chapter-count, and the whole book's progress and time left.
+        var book: [String: String] = [:]
+        var rate = 1.0
 
         /// Throws `DaemonClient.NotRunning` rather than starting a daemon to ask.
         init(_ client: DaemonClient) throws {
@@ -57,6 +62,9 @@ struct Status: ParsableCommand {
             metadata = try client.property("/org/mpris/MediaPlayer2", player, "Metadata", start: false).readDisplayDictionary()
             position = Int64(try client.property("/org/mpris/MediaPlayer2", player, "Position", start: false)
                 .readDisplayVariant()) ?? 0
+            sleep = try client.property(BusNames.objectPath, MPRISNames.narrator, "SleepTimer", start: false).readDisplayDictionary()
+            book = try client.property(BusNames.objectPath, MPRISNames.narrator, "Book", start: false).readDisplayDictionary()
+            rate = Double(try client.property("/org/mpris/MediaPlayer2", player, "Rate", start: false).readDisplayVariant()) ?? 1
         }
 
         var length: Int64 { Int64(metadata["mpris:length"] ?? "") ?? 0 }
@@ -67,17 +75,36 @@ struct Status: ParsableCommand {
             let author = metadata["xesam:artist"].map { "\nAuthor:   \($0)" } ?? ""   // left out when there is none
             return """
                 Book:     \(metadata["xesam:album"] ?? "")\(author)
-                Chapter:  \(metadata["xesam:trackNumber"] ?? "?") \(metadata["xesam:title"] ?? "")
+                Chapter:  \(metadata["xesam:trackNumber"] ?? "?") of \(book["chapter-count"] ?? "?"): \(metadata["xesam:title"] ?? "")
                 Position: \(Self.clock(position)) of \(Self.clock(length)) (\(status))
-                """
+                Speed:    \(Rate.format(rate))
+                Progress: \(wholeBook)
+                """ + (sleep.isEmpty ? "" : "\nSleep:    " + Sleep.describe(sleep))
+        }
+
+        /// "37% of the book, 1:24:10 left at this speed", or why that is not known yet.
+        var wholeBook: String {
+            guard let progress = book["progress"].flatMap(Double.init), let left = book["time-left"].flatMap(Int64.init) else {
+                return "of the whole book: not known until every chapter has been read from it"
+            }
+            return "\(Int((progress * 100).rounded(.down)))% of the book, \(Self.clock(left)) left at this speed"
         }
 
         /// Changes only when something a reader cares about changes (not every second).
-        var identity: String { "\(status)|\(metadata["mpris:trackid"] ?? "")|\(position / 10_000_000)" }
+        var identity: String { "\(status)|\(metadata["mpris:trackid"] ?? "")|\(position / 10_000_000)|\(sleepText)" }
+
+        /// " sleep 19:32 left" while a sleep timer runs (minutes only, so a piped --follow does not
+        /// print a line a second).
+        var sleepText: String {
+            guard let mode = sleep["mode"] else { return "" }
+            if mode == "chapter" { return " sleep: end of chapter" + (sleep["fading"] == "true" ? ", fading" : "") }
+            let minutes = (Int64(sleep["remaining"] ?? "") ?? 0) / 60_000_000
+            return sleep["fading"] == "true" ? " sleep: fading" : " sleep: \(minutes + 1) min"
+        }
 
         var plainLine: String {
             guard hasBook else { return "stopped: no book" }
-            return "\(status.lowercased()) chapter \(metadata["xesam:trackNumber"] ?? "?") \"\(metadata["xesam:title"] ?? "")\" \(Self.clock(position))/\(Self.clock(length))"
+            return "\(status.lowercased()) chapter \(metadata["xesam:trackNumber"] ?? "?") \"\(metadata["xesam:title"] ?? "")\" \(Self.clock(position))/\(Self.clock(length))\(sleepText)"
         }
 
         var progressLine: String {
@@ -86,7 +113,10 @@ struct Status: ParsableCommand {
             let filled = length > 0 ? Int(Double(width) * min(1, Double(position) / Double(length))) : 0
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
             let symbol = status == "Playing" ? "▶" : status == "Paused" ? "⏸" : "■"
-            return "\(symbol) \(metadata["xesam:trackNumber"] ?? "?"). \(metadata["xesam:title"] ?? "") \(bar) \(Self.clock(position))/\(Self.clock(length))"
+            let sleeping = sleep.isEmpty ? "" : " ☾ " + Sleep.describe(sleep)
+            let whole = book["progress"].flatMap(Double.init).map { " book \(Int(($0 * 100).rounded(.down)))%" } ?? ""
+            return "\(symbol) \(metadata["xesam:trackNumber"] ?? "?")/\(book["chapter-count"] ?? "?"). \(metadata["xesam:title"] ?? "") \(bar) "
+                + "\(Self.clock(position))/\(Self.clock(length)) \(Rate.format(rate))\(whole)\(sleeping)"
         }
 
         static func clock(_ microseconds: Int64) -> String {

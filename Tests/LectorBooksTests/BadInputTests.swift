@@ -272,7 +272,7 @@ final class BadInputTests: XCTestCase {
     func testBookWhoseDocumentsHaveNoTextIsEmpty() throws {
         let opf = EPUBFixture.opf3(documents: [("a", "a.xhtml"), ("b", "b.xhtml")])
         let url = try EPUBFixture.standard(opf: opf)
-            .adding("OEBPS/a.xhtml", EPUBFixture.xhtml(body: #"<div><img src="x.png" alt="A picture"/></div>"#))
+            .adding("OEBPS/a.xhtml", EPUBFixture.xhtml(body: #"<div><img src="x.png" alt=""/><img src="y.png"/></div>"#))
             .adding("OEBPS/b.xhtml", EPUBFixture.xhtml(body: "<p>   </p><script>var x = 1;</script>"))
             .write(in: directory.url, name: "blank.epub")
         assertRefused(url, .emptyBook(file: url))

@@ -22,7 +22,8 @@ final class ChapterMarkupTests: XCTestCase {
     /// An EPUB 3 book: `documents` in the spine (under OEBPS/), a nav listing `toc`
     /// (href, title), and any other manifest items and archive entries.
     func book(_ documents: [Document], toc: [(href: String, title: String)], extraManifest: String = "",
-              entries: [(path: String, data: Data)] = [], name: String = "book.epub") throws -> BookOutline {
+              entries: [(path: String, data: Data)] = [], name: String = "book.epub",
+              options: BookReadingOptions = .default) throws -> BookOutline {
         let navItems = toc.map { "<li><a href=\"\($0.href)\">\($0.title)</a></li>" }.joined()
         var writer = EPUBWriter.standard(opf: EPUBFixture.opf3(
             documents: documents.map { ($0.id, $0.href) },
@@ -35,14 +36,15 @@ final class ChapterMarkupTests: XCTestCase {
         for entry in entries { writer = writer.adding(entry.path, entry.data) }
         let url = directory.url.appendingPathComponent(name)
         try writer.write(to: url)
-        return try BookReader.open(url)
+        return try BookReader.open(url, options: options)
     }
 
     /// A one-chapter book holding `body`, its chapter's text and markup, checked.
     func chapter(_ body: String, extraManifest: String = "", entries: [(path: String, data: Data)] = [],
+                 options: BookReadingOptions = .default,
                  file: StaticString = #filePath, line: UInt = #line) throws -> (text: String, markup: ChapterMarkup) {
         let outline = try book([Document(id: "c1", href: "c1.xhtml", body: body)], toc: [("c1.xhtml", "One")],
-                               extraManifest: extraManifest, entries: entries)
+                               extraManifest: extraManifest, entries: entries, options: options)
         XCTAssertEqual(outline.chapters.count, 1, file: file, line: line)
         let text = try outline.loadChapter(0).text
         let markup = try outline.chapterMarkup(at: 0)
@@ -92,7 +94,7 @@ final class ChapterMarkupTests: XCTestCase {
             </table>
             <p>Line one<br/>line two<hr/></p>
             """)
-        XCTAssertTrue(text.hasPrefix("Heading One.\n\nMinor heading.\n\nFirst item.\n\nSecond item."), text)
+        XCTAssertTrue(text.hasPrefix("Heading One\n\nMinor heading\n\nFirst item\nSecond item"), text)
         XCTAssertEqual(try elements("h1", in: markup).map(\.stringValue), ["Heading One"])
         XCTAssertEqual(try elements("h3", in: markup).first?.attribute(forName: "dir")?.stringValue, "rtl")
         XCTAssertEqual(try elements("ul/li", in: markup).map(\.stringValue), ["First item", "Second item"])
@@ -115,9 +117,9 @@ final class ChapterMarkupTests: XCTestCase {
 
     func testPreformattedLinesStayLines() throws {
         let (text, markup) = try chapter("<pre><code>cat &lt;&lt; EOF\n  echo hi\nEOF</code></pre>")
-        XCTAssertEqual(text, "cat << EOF.\necho hi.\nEOF.")
+        XCTAssertEqual(text, "cat << EOF\necho hi\nEOF")
         let pre = try XCTUnwrap(try elements("pre", in: markup).first)
-        XCTAssertEqual(pre.stringValue, "cat << EOF\necho hi\nEOF", "lines shown as lines, pause periods not shown")
+        XCTAssertEqual(pre.stringValue, "cat << EOF\necho hi\nEOF", "lines shown as lines")
         XCTAssertTrue(markup.html.contains("cat &lt;&lt; EOF"), markup.html)
         XCTAssertEqual(try elements("pre/code", in: markup).count, 1)
     }
@@ -130,7 +132,7 @@ final class ChapterMarkupTests: XCTestCase {
             <a epub:type="noteref" href="#n5">5</a>.</p>
             <p>On the 1<sup>st</sup> day, see <a href="#fn4">the notes</a>.</p>
             <aside epub:type="footnote" id="fn4"><p>Four.</p></aside>
-            """)
+            """, options: BookReadingOptions(notes: .skip))
         XCTAssertEqual(text, "A claim and another and a third.\n\nOn the 1st day, see the notes.")
         XCTAssertEqual(try elements("sup[@class='noteref']", in: markup).map(\.stringValue), ["3", "[4]", "5"])
         let st = try XCTUnwrap(try elements("sup[not(@class)]", in: markup).first)
@@ -141,12 +143,13 @@ final class ChapterMarkupTests: XCTestCase {
                       "a link that is no marker is read and shown as a span, without its href: \(markup.html)")
     }
 
-    func testFootnotesAreShownAfterWhereTheyStandNotSpoken() throws {
+    /// With `notes = "skip"`, notes are shown where they stood and not spoken.
+    func testSkippedFootnotesAreShownAfterWhereTheyStandNotSpoken() throws {
         let (text, markup) = try chapter("""
             <p>Text with an inline note<span epub:type="footnote">Inline <em>note</em> body.</span> here.</p>
             <aside epub:type="footnote" id="fn1"><p>First note.</p><p>Second <span class="pagenum">12</span>paragraph.</p></aside>
             <p>After.</p>
-            """)
+            """, options: BookReadingOptions(notes: .skip))
         XCTAssertEqual(text, "Text with an inline note here.\n\nAfter.")
         let notes = try elements("aside[@class='note']", in: markup)
         XCTAssertEqual(notes.map { ($0.children ?? []).map { $0.stringValue ?? "" } },
@@ -158,6 +161,27 @@ final class ChapterMarkupTests: XCTestCase {
         XCTAssertLessThan(here.lowerBound, inline.lowerBound)
         XCTAssertLessThan(inline.lowerBound, after.lowerBound)
         XCTAssertFalse(html.contains("12paragraph") || html.contains("12 paragraph"), "a page number in a note is not shown")
+    }
+
+    /// Notes read after their paragraph are shown there, in an aside with the label the listener
+    /// hears, their words in spans like any other; where they stood, nothing is left.
+    func testNotesReadAfterTheirParagraphAreShownWhereTheyAreHeard() throws {
+        let (text, markup) = try chapter("""
+            <p>A claim.<a epub:type="noteref" href="#fn1">1</a> More text.</p>
+            <p>After.</p>
+            <aside epub:type="footnote" id="fn1"><p>First <em>note</em>.</p><p>Second <span class="pagenum">12</span>paragraph.</p></aside>
+            """)
+        XCTAssertEqual(text, "A claim. More text.\n\nNote: First note.\n\nSecond paragraph.\n\nAfter.")
+        let notes = try elements("aside[@class='note']", in: markup)
+        XCTAssertEqual(notes.count, 1, markup.html)
+        XCTAssertEqual(notes.first?.stringValue, "Note: First note.Second paragraph.")
+        XCTAssertEqual(try elements("aside/p/em/span", in: markup).map(\.stringValue), ["note"])
+        let spans = try ReadAlongMarkupCheck.spans(markup)
+        XCTAssertEqual(spans.first { $0.text == "First" }?.offset, try offset(of: "First note", in: text))
+        XCTAssertEqual(try elements("sup[@class='noteref']", in: markup).map(\.stringValue), ["1"], "the marker stays shown")
+        let html = markup.html
+        XCTAssertLessThan(try XCTUnwrap(html.range(of: "More text")).lowerBound, try XCTUnwrap(html.range(of: "Note: ")).lowerBound)
+        XCTAssertLessThan(try XCTUnwrap(html.range(of: "Second")).lowerBound, try XCTUnwrap(html.range(of: "After.")).lowerBound)
     }
 
     func testHiddenScriptsStylesAndSVGAreNotShown() throws {
@@ -198,7 +222,8 @@ final class ChapterMarkupTests: XCTestCase {
             <p>See <a href="#fig"><img src="images/photo.jpg" alt="linked"/></a> here.</p>
             """, extraManifest: manifest,
             entries: [("OEBPS/images/fig1.png", EPUBFixture.pngBytes), ("OEBPS/images/photo.jpg", EPUBFixture.jpegBytes),
-                      ("OEBPS/images/unlisted.png", EPUBFixture.pngBytes), ("OEBPS/style.css", Data("p{}".utf8))])
+                      ("OEBPS/images/unlisted.png", EPUBFixture.pngBytes), ("OEBPS/style.css", Data("p{}".utf8))],
+            options: BookReadingOptions(images: .skip))
         XCTAssertEqual(markup.resources, ["fig.2_é", "photo"])
         let images = try elements("img", in: markup)
         XCTAssertEqual(images.map { $0.attribute(forName: "src")?.stringValue },
@@ -274,7 +299,8 @@ final class ChapterMarkupTests: XCTestCase {
 
     /// c1 holds "Opening" and, from the anchor `mid` inside its section, "Middle"; c2 holds no
     /// chapter start, so "Middle" runs on through it; c3 starts with a "Part Two" entry at the same
-    /// spot as "Chapter Three", which leaves Part Two with no text: it shows its title.
+    /// spot as "Chapter Three", which leaves Part Two with no text: it merges into Chapter Three;
+    /// a last "Ghost" entry points at an anchor c3 lacks: it has no text and shows its title.
     func makeCutBook() throws -> BookOutline {
         try book([
             Document(id: "c1", href: "c1.xhtml", body: """
@@ -286,16 +312,16 @@ final class ChapterMarkupTests: XCTestCase {
                 <section id="part2"><h1 id="ch3">Chapter Three</h1><p>Third words.</p></section>
                 """),
         ], toc: [("c1.xhtml", "Opening"), ("c1.xhtml#mid", "Middle"), ("c3.xhtml#part2", "Part Two"),
-                 ("c3.xhtml#ch3", "Chapter Three")])
+                 ("c3.xhtml#ch3", "Chapter Three"), ("c3.xhtml#missing", "Ghost")])
     }
 
     func testAChapterFromAnAnchorMidDocumentThroughTheNextDocument() throws {
         let outline = try makeCutBook()
-        XCTAssertEqual(outline.chapters.map(\.title), ["Opening", "Middle", "Part Two", "Chapter Three"])
+        XCTAssertEqual(outline.chapters.map(\.title), ["Opening", "Middle", "Part Two — Chapter Three", "Ghost"])
         let opening = try outline.chapterMarkup(at: 0)
-        XCTAssertEqual(try outline.loadChapter(0).text, "Opening.\n\nFirst words.")
+        XCTAssertEqual(try outline.loadChapter(0).text, "Opening\n\nFirst words.")
         XCTAssertEqual(opening.html, """
-            <section><h1><span data-o="0">Opening</span></h1><p><span data-o="10">First words.</span></p><div></div></section>
+            <section><h1><span data-o="0">Opening</span></h1><p><span data-o="9">First words.</span></p><div></div></section>
             """, "the div holding the next chapter's anchor opens before it, empty here")
 
         let middle = try outline.loadChapter(1)
@@ -314,12 +340,12 @@ final class ChapterMarkupTests: XCTestCase {
 
     func testAChapterWithNoTextOfItsOwnShowsItsTitle() throws {
         let outline = try makeCutBook()
-        XCTAssertEqual(try outline.loadChapter(2).text, "Part Two.")
-        XCTAssertEqual(try outline.chapterMarkup(at: 2), ChapterMarkup(index: 2, html: #"<h1><span data-o="0">Part Two</span></h1>"#,
+        XCTAssertEqual(try outline.loadChapter(3).text, "Ghost")
+        XCTAssertEqual(try outline.chapterMarkup(at: 3), ChapterMarkup(index: 3, html: #"<h1><span data-o="0">Ghost</span></h1>"#,
                                                                        resources: []))
-        XCTAssertEqual(try outline.chapterMarkup(at: 3).html, """
-            <section><h1><span data-o="0">Chapter Three</span></h1><p><span data-o="16">Third words.</span></p></section>
-            """)
+        XCTAssertEqual(try outline.chapterMarkup(at: 2).html, """
+            <section><h1><span data-o="0">Chapter Three</span></h1><p><span data-o="15">Third words.</span></p></section>
+            """, "the part title merged into the chapter it stands over")
     }
 
     /// In a book kept in one file, what stands after a chapter's last words (its footnotes, a
@@ -371,11 +397,11 @@ final class ChapterMarkupTests: XCTestCase {
         let outline = try BookReader.open(url)
         XCTAssertEqual(outline.chapters.map(\.title), ["Chapter 1", "Chapter 2"])
         let first = try outline.loadChapter(0)
-        XCTAssertEqual(first.text, "Chapter 1.\n\nIt was a *dark* night & the wind <howled>.")
+        XCTAssertEqual(first.text, "Chapter 1\n\nIt was a *dark* night & the wind <howled>.")
         let markup = try outline.chapterMarkup(at: 0)
         XCTAssertEqual(markup.html, """
             <h2><span data-o="0">Chapter 1</span></h2>\
-            <p><span data-o="12">It was a *dark* night &amp; the wind &lt;howled&gt;.</span></p>
+            <p><span data-o="11">It was a *dark* night &amp; the wind &lt;howled&gt;.</span></p>
             """)
         XCTAssertEqual(try ReadAlongMarkupCheck.problems(markup, text: first.text), [])
         XCTAssertEqual(try ReadAlongMarkupCheck.problems(try outline.chapterMarkup(at: 1),

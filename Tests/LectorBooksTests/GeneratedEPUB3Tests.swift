@@ -38,19 +38,20 @@ final class GeneratedEPUB3Tests: XCTestCase {
                        "the image-only cover page is not a chapter")
     }
 
-    func testHeadingsAndLinesWithoutPunctuationGetAPause() throws {
+    /// No full stop is invented where a heading, a paragraph or a line ends without one (the
+    /// narrator gives the break its pause); items that stop mid-sentence run on as lines.
+    func testHeadingsAndLinesWithoutPunctuationKeepTheirWords() throws {
         let book = try Book.load(try makeBookWithoutTableOfContents())
         XCTAssertEqual(book.chapters[0].text, """
-            The Opening.
+            The Opening
 
-            It began, as these things do, with a letter.
+            It began, as these things do, with a letter
 
-            one item.
-
+            one item
             another item!
 
-            line one.
-            line two.
+            line one
+            line two
             """)
         XCTAssertEqual(book.chapters[1].text, "No heading here, only prose.")
         XCTAssertEqual(book.chapters[2].text, "A Question?\n\nYes.")
@@ -128,21 +129,42 @@ final class GeneratedEPUB3Tests: XCTestCase {
             .write(in: directory.url, name: "annotated.epub")
     }
 
-    func testNoteReferencesFootnotesPageBreaksAndHiddenTextAreNotRead() throws {
+    /// Markers, page breaks and hidden text are not read; each note is read after the paragraph
+    /// referring to it (one in the notes document too), a footnote nothing refers to where it
+    /// stands; a collection's other text (its heading) is not read.
+    func testNoteReferencesPageBreaksAndHiddenTextAreNotReadButNotesAre() throws {
         let book = try Book.load(try makeAnnotatedBook())
         XCTAssertEqual(book.chapters.map(\.title), ["One", "Two", "Notes"])
         XCTAssertEqual(book.chapters[0].text, """
-            One.
+            One
+
+            The first claim. The second claim stands. A page turns. Water is H2O, the 1st rule.
+
+            Note: First note.
+
+            Note: INLINE FOOTNOTE
+
+            Ruby 漢 done. See the next part.
+            """)
+        XCTAssertEqual(book.chapters[1].text, "Two\n\nSecond part.\n\nNote: Second note.")
+    }
+
+    /// `notes = "skip"`: notes are read only where the table of contents points at them.
+    func testSkippedNotesAreNotRead() throws {
+        let outline = try BookReader.open(try makeAnnotatedBook(), options: BookReadingOptions(notes: .skip))
+        XCTAssertEqual(try outline.loadChapter(0).text, """
+            One
 
             The first claim. The second claim stands. A page turns. Water is H2O, the 1st rule.
 
             Ruby 漢 done. See the next part.
             """)
-        XCTAssertEqual(book.chapters[1].text, "Two.\n\nSecond part.")
+        XCTAssertEqual(try outline.loadChapter(1).text, "Two\n\nSecond part.")
+        XCTAssertEqual(try outline.loadChapter(2).text, "Notes\n\nFirst note.\n\nSecond note.")
     }
 
     func testANotesDocumentInTheTableOfContentsIsRead() throws {
         let notes = try BookReader.open(try makeAnnotatedBook()).loadChapter(2)
-        XCTAssertEqual(notes.text, "Notes.\n\nFirst note.\n\nSecond note.")
+        XCTAssertEqual(notes.text, "Notes\n\nFirst note.\n\nSecond note.")
     }
 }

@@ -98,7 +98,7 @@ final class HostileBookTests: XCTestCase {
         XCTAssertEqual(outline.chapters.count, 1)
         XCTAssertTrue(outline.chapters[0].title.hasPrefix("Long word word"))
         XCTAssertLessThanOrEqual(outline.chapters[0].title.count, 1001)
-        XCTAssertEqual(try outline.loadChapter(0).text, "Start.\n\nThe only chapter.")
+        XCTAssertEqual(try outline.loadChapter(0).text, "Start\n\nThe only chapter.")
     }
 
     /// 50,000 lists nested in list items: deeper than the documents that describe a book may
@@ -130,7 +130,7 @@ final class HostileBookTests: XCTestCase {
         let outline = try timed("spine of 20,000 documents") { try BookReader.open(url) }
         XCTAssertEqual(outline.chapters.count, count)
         XCTAssertEqual(outline.chapters.last?.title, "Part \(count)")
-        XCTAssertEqual(try outline.loadChapter(count - 1).text, "Part \(count).\n\nText.")
+        XCTAssertEqual(try outline.loadChapter(count - 1).text, "Part \(count)\n\nText.")
     }
 
     /// Found by scripts/fuzz-books: a byte that is not UTF-8 in an element name crashed

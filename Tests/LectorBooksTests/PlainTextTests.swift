@@ -29,7 +29,7 @@ final class PlainTextTests: XCTestCase {
         XCTAssertEqual(outline.textEncoding, .utf8WithByteOrderMark)
         XCTAssertEqual(outline.format, .plainText)
         let first = try outline.loadChapter(0)
-        XCTAssertEqual(first.text, "Chapter 1.\n\nIt was a dark and stormy night; the rain fell in torrents.")
+        XCTAssertEqual(first.text, "Chapter 1\n\nIt was a dark and stormy night; the rain fell in torrents.")
     }
 
     func testChapterHeadingsSplitTheText() throws {
@@ -39,7 +39,7 @@ final class PlainTextTests: XCTestCase {
         XCTAssertEqual(outline.title, "story", "no title heading: the file name")
         XCTAssertEqual(outline.authors, [])
         XCTAssertEqual(outline.chapters.map(\.title), ["Chapter 1", "CHAPTER II. The Morning After"])
-        XCTAssertEqual(try outline.loadChapter(1).text, "CHAPTER II.\nThe Morning After.\n\nThe sun rose over the wet hills.")
+        XCTAssertEqual(try outline.loadChapter(1).text, "CHAPTER II.\nThe Morning After\n\nThe sun rose over the wet hills.")
     }
 
     func testLatin1BytesAreDetected() throws {
@@ -52,7 +52,7 @@ final class PlainTextTests: XCTestCase {
         let outline = try BookReader.open(url)
         XCTAssertEqual(outline.textEncoding, .isoLatin1)
         XCTAssertTrue(outline.textEncoding?.isGuess ?? false)
-        XCTAssertEqual(try outline.loadChapter(0).text, "Chapter One.\n\nA café in Zürich.")
+        XCTAssertEqual(try outline.loadChapter(0).text, "Chapter One\n\nA café in Zürich.")
     }
 
     func testWindows1252CurlyQuotesAreDetected() throws {
@@ -97,9 +97,9 @@ final class PlainTextTests: XCTestCase {
         XCTAssertEqual(outline.title, "The Long Road")
         XCTAssertEqual(outline.chapters.map(\.title), ["Departure", "Arrival"])
         XCTAssertEqual(try outline.loadChapter(0).text,
-                       "The Long Road.\n\nDeparture.\n\nWe left at dawn.\n\nA detour.\n\nThe bridge was out.",
+                       "The Long Road\n\nDeparture\n\nWe left at dawn.\n\nA detour\n\nThe bridge was out.",
                        "the short title heading is read at the start of chapter 1; ### is text")
-        XCTAssertEqual(try outline.loadChapter(1).text, "Arrival.\n\nWe arrived at dusk.")
+        XCTAssertEqual(try outline.loadChapter(1).text, "Arrival\n\nWe arrived at dusk.")
     }
 
     func testMarkdownTopLevelHeadingsAreChapters() throws {
@@ -136,8 +136,8 @@ final class PlainTextTests: XCTestCase {
         XCTAssertEqual(outline.chapters.map(\.title), [
             "The Project Gutenberg eBook of A Sample Story, by Nobody in…", "PART ONE — Chapter I", "Chapter II",
         ])
-        XCTAssertTrue(try outline.loadChapter(0).text.hasSuffix("Contents.\n\nChapter I.\n\nChapter II."))
-        XCTAssertEqual(try outline.loadChapter(1).text, "PART ONE.\n\nChapter I.\n\nOnce upon a time.")
+        XCTAssertTrue(try outline.loadChapter(0).text.hasSuffix("Contents\n\nChapter I\n\nChapter II"))
+        XCTAssertEqual(try outline.loadChapter(1).text, "PART ONE\n\nChapter I\n\nOnce upon a time.")
     }
 
     func testSentencesMentioningChaptersAreNotHeadings() throws {
@@ -173,6 +173,6 @@ final class PlainTextTests: XCTestCase {
 
     func testWindowsLineEndings() throws {
         let url = try directory.file("crlf.txt", "Chapter 1\r\n\r\nLine one\r\nline two.\r\n")
-        XCTAssertEqual(try Book.load(url).chapters[0].text, "Chapter 1.\n\nLine one line two.")
+        XCTAssertEqual(try Book.load(url).chapters[0].text, "Chapter 1\n\nLine one line two.")
     }
 }

@@ -7,7 +7,9 @@ import XCTest
 /// chapter's speakable text: the fragment is well-formed XML, uses only allowlisted elements and
 /// attributes, every `<span data-o="N">` holds exactly the scalars N..<N+k of `Chapter.text`, the
 /// spans are in order without overlapping, and every non-whitespace scalar of the text is inside
-/// one, except the pause periods Lector adds (a period ending a line that is in no span).
+/// one. The only words Lector invents are the labels before a note read out of its place and an
+/// image's description ("Note:", "Image:"): one may stand untagged at the start of a paragraph,
+/// followed by a space and tagged text. Lector invents no punctuation.
 enum ReadAlongMarkupCheck {
     /// Written down here, not taken from LectorBooks, so a widened allowlist fails a test.
     static let allowedElements: Set<String> = [
@@ -17,6 +19,12 @@ enum ReadAlongMarkupCheck {
         "section", "div", "aside",
     ]
     static let allowedAttributes: Set<String> = ["lang", "dir", "colspan", "rowspan", "alt", "class", "src", "data-o"]
+    /// The labels Lector says, written down here too, in every language it has them for.
+    static let labels: [String] = [
+        "Note:", "Image:", "Anmerkung:", "Bild:", "Note :", "Image :", "Nota:", "Imagen:", "Immagine:", "Imagem:",
+        "Imatge:", "Notă:", "Imagine:", "Przypis:", "Obraz:", "Noot:", "Afbeelding:", "Not:", "Примечание:",
+        "Изображение:", "注:", "画像:", "注：", "图片：",
+    ]
 
     struct Span: Equatable {
         var offset: Int
@@ -66,8 +74,13 @@ enum ReadAlongMarkupCheck {
             previousEnd = max(previousEnd, span.offset + count)
             for index in span.offset..<(span.offset + count) { covered[index] = true }
         }
+        var labelEnd = 0
         for (index, scalar) in scalars.enumerated() where !covered[index] && !scalar.properties.isWhitespace {
-            if isPausePeriod(at: index, in: scalars, covered: covered) { continue }
+            if index < labelEnd { continue }
+            if let label = label(at: index, in: scalars, covered: covered) {
+                labelEnd = index + label
+                continue
+            }
             let context = string(scalars[max(0, index - 20)..<min(scalars.count, index + 20)])
             problems.append("scalar \(index) \"\(scalar)\" is in no span: …\(context)…")
             if problems.count > 20 { break }
@@ -79,10 +92,18 @@ enum ReadAlongMarkupCheck {
         return problems
     }
 
-    /// A period Lector added so the voice pauses: right after spoken text, ending a line or the text.
-    static func isPausePeriod(at index: Int, in scalars: [Unicode.Scalar], covered: [Bool]) -> Bool {
-        guard scalars[index] == ".", index > 0, covered[index - 1] else { return false }
-        return index + 1 == scalars.count || scalars[index + 1] == "\n"
+    /// The length of the label starting at `index`, when one does: at the start of the text or of
+    /// a paragraph, untagged, then a space and tagged text.
+    static func label(at index: Int, in scalars: [Unicode.Scalar], covered: [Bool]) -> Int? {
+        guard index == 0 || (index >= 2 && scalars[index - 1] == "\n" && scalars[index - 2] == "\n") else { return nil }
+        for label in labels {
+            let count = label.unicodeScalars.count
+            guard index + count + 1 < scalars.count, string(scalars[index..<(index + count)]) == label,
+                  scalars[index + count] == " ", covered[index + count + 1],
+                  !covered[index..<(index + count)].contains(true) else { continue }
+            return count
+        }
+        return nil
     }
 
     /// The `data-o` spans in document order, for tests that look at them.

@@ -38,6 +38,8 @@ final class DefaultsTests: XCTestCase {
         XCTAssertEqual(defaults.notifications.allow, [])
         XCTAssertFalse(defaults.notifications.readBody)
         XCTAssertNil(defaults.notifications.quietHours)
+        XCTAssertEqual(defaults.books.notes, .afterParagraph)
+        XCTAssertEqual(defaults.books.images, .read)
     }
 
     func testEmptyFilesAreTheDefaults() {
@@ -94,6 +96,10 @@ final class EveryKeyTests: XCTestCase {
         allow = ["Thunderbird", "Signal", "org.gnome.Calendar"]
         read-body = true
         quiet-hours = "22:30-07:15"
+
+        [books]
+        notes = "end-of-chapter"
+        images = "skip"
         """
 
     func testEveryKey() throws {
@@ -110,6 +116,15 @@ final class EveryKeyTests: XCTestCase {
         XCTAssertEqual(configuration.notifications.allow, ["Thunderbird", "Signal", "org.gnome.Calendar"])
         XCTAssertTrue(configuration.notifications.readBody)
         XCTAssertEqual(configuration.notifications.quietHours, QuietHours(startMinute: 22 * 60 + 30, endMinute: 7 * 60 + 15))
+        XCTAssertEqual(configuration.books.notes, .endOfChapter)
+        XCTAssertEqual(configuration.books.images, .skip)
+    }
+
+    func testBookChoices() {
+        XCTAssertEqual(parse("[books]\nnotes = \"skip\"")?.books.notes, .skip)
+        XCTAssertEqual(parse("[books]\nnotes = 'after-paragraph'")?.books.notes, .afterParagraph)
+        XCTAssertEqual(parse("[books]\nimages = \"read\"")?.books.images, .read)
+        XCTAssertEqual(parse("[books]\nimages = \"skip\"")?.books.notes, .afterParagraph, "a key not written keeps its default")
     }
 
     func testSectionsInAnyOrder() {
@@ -269,8 +284,9 @@ final class LineEndingTests: XCTestCase {
 final class ErrorTests: XCTestCase {
     func testUnknownSectionsAndKeys() {
         assertRefused("[speech]\nrate = 1\n\n[speach]\n",
-                      "config.toml:4: unknown section [speach] (known sections: [speech], [voices], [audio], [notifications])")
-        assertRefused("[\"my section\"]", "config.toml:1: unknown section [\"my section\"] (known sections: [speech], [voices], [audio], [notifications])")
+                      "config.toml:4: unknown section [speach] (known sections: [speech], [voices], [audio], [notifications], [narration], [books])")
+        assertRefused("[\"my section\"]", "config.toml:1: unknown section [\"my section\"] (known sections: [speech], [voices], [audio], [notifications], [narration], [books])")
+        assertRefused("[books]\nfootnotes = \"skip\"", "config.toml:2: unknown key footnotes in [books] (known keys: notes, images)")
         assertRefused("[speech]\nspeed = 1.2", "config.toml:2: unknown key speed in [speech] (known keys: rate, pitch, volume)")
         assertRefused("[audio]\nduck_level = 0.2",
                       "config.toml:2: unknown key duck_level in [audio] (known keys: duck-level, duck-ramp-ms, volume-floor, auto-resume-timeout-minutes)")
@@ -316,6 +332,9 @@ final class ErrorTests: XCTestCase {
         assertRefused("[notifications]\nallow = [\"a\",\n\"\"]", "config.toml:3: allow: item 2 is an empty name")
         assertRefused("[notifications]\nquiet-hours = 22", "config.toml:2: quiet-hours must be a string \"HH:MM-HH:MM\" (such as \"22:00-07:00\") or \"\", not an integer")
         assertRefused("[voices]\nen = 1", "config.toml:2: the voice for en must be a string such as \"en-gb\", not an integer")
+        assertRefused("[books]\nnotes = false",
+                      "config.toml:2: notes must be \"after-paragraph\", \"end-of-chapter\" or \"skip\", not a boolean")
+        assertRefused("[books]\nimages = 1", "config.toml:2: images must be \"read\" or \"skip\", not an integer")
     }
 
     func testOutOfRange() {
@@ -335,6 +354,14 @@ final class ErrorTests: XCTestCase {
                       "config.toml:2: auto-resume-timeout-minutes must be from 0 to 1440, not 1441")
         assertRefused("[audio]\nauto-resume-timeout-minutes = 9223372036854775807",
                       "config.toml:2: auto-resume-timeout-minutes must be from 0 to 1440, not 9223372036854775807")
+    }
+
+    func testBookChoicesAreSpelledExactly() {
+        assertRefused("[books]\n\nnotes = \"footnotes\"",
+                      "config.toml:3: notes must be \"after-paragraph\", \"end-of-chapter\" or \"skip\", not \"footnotes\"")
+        assertRefused("[books]\nnotes = \"After-Paragraph\"",
+                      "config.toml:2: notes must be \"after-paragraph\", \"end-of-chapter\" or \"skip\", not \"After-Paragraph\"")
+        assertRefused("[books]\nimages = \"yes\"", "config.toml:2: images must be \"read\" or \"skip\", not \"yes\"")
     }
 
     func testQuietHoursFormat() {
@@ -478,7 +505,47 @@ final class ErrorTests: XCTestCase {
 
     func testFileNameIsReportedAsGiven() {
         XCTAssertThrowsError(try Configuration.parse("[x]", file: "/etc/xdg/lector/config.toml")) {
-            XCTAssertEqual("\($0)", "/etc/xdg/lector/config.toml:1: unknown section [x] (known sections: [speech], [voices], [audio], [notifications])")
+            XCTAssertEqual("\($0)", "/etc/xdg/lector/config.toml:1: unknown section [x] (known sections: [speech], [voices], [audio], [notifications], [narration], [books])")
         }
+    }
+}
+
+/// `[narration]`: media keys and rewinding on resume (issue 13).
+final class NarrationSectionTests: XCTestCase {
+    func testDefaultsAndEveryKey() throws {
+        let defaults = Configuration().narration
+        XCTAssertEqual(defaults.nextPrevious, .chapter)
+        XCTAssertEqual(defaults.skipForwardSeconds, 30)
+        XCTAssertEqual(defaults.skipBackSeconds, 15)
+        XCTAssertEqual(defaults.rewindAfterPauseSeconds, 300)
+        XCTAssertEqual(defaults.rewindSeconds, 10)
+        let configuration = try Configuration.parse("""
+            [narration]
+            next-previous = "skip"
+            skip-forward-seconds = 45
+            skip-back-seconds = 10
+            rewind-after-pause-seconds = 1
+            rewind-seconds = 0
+            """, file: "config.toml")
+        XCTAssertEqual(configuration.narration.nextPrevious, .skip)
+        XCTAssertEqual(configuration.narration.skipForwardSeconds, 45)
+        XCTAssertEqual(configuration.narration.skipBackSeconds, 10)
+        XCTAssertEqual(configuration.narration.rewindAfterPauseSeconds, 1)
+        XCTAssertEqual(configuration.narration.rewindSeconds, 0)
+    }
+
+    func testMistakesNameTheLineAndWhatIsAllowed() {
+        assertRefused("[narration]\nnext-previous = \"track\"",
+                      "config.toml:2: next-previous must be \"chapter\" or \"skip\", not \"track\"")
+        assertRefused("[narration]\nnext-previous = true", "config.toml:2: next-previous must be \"chapter\" or \"skip\", not a boolean")
+        assertRefused("[narration]\n\nskip-forward-seconds = 0", "config.toml:3: skip-forward-seconds must be from 1 to 3600, not 0")
+        assertRefused("[narration]\nskip-back-seconds = 3601", "config.toml:2: skip-back-seconds must be from 1 to 3600, not 3601")
+        assertRefused("[narration]\nskip-back-seconds = 1.5",
+                      "config.toml:2: skip-back-seconds must be a whole number from 1 to 3600, not a float (1.5)")
+        assertRefused("[narration]\nrewind-after-pause-seconds = 0",
+                      "config.toml:2: rewind-after-pause-seconds must be from 1 to 86400, not 0")
+        assertRefused("[narration]\nrewind-seconds = -1", "config.toml:2: rewind-seconds must be from 0 to 600, not -1")
+        assertRefused("[narration]\nrewind = 10", "config.toml:2: unknown key rewind in [narration] (known keys: next-previous, "
+                      + "skip-forward-seconds, skip-back-seconds, rewind-after-pause-seconds, rewind-seconds)")
     }
 }

@@ -46,4 +46,17 @@ final class PlayerStateTests: XCTestCase {
         XCTAssertEqual(state.chapterAfterEnd, 0, "Track repeats the chapter")
         XCTAssertEqual(state.nextChapter, 1, "but Next still moves on")
     }
+
+    func testSkippingNextAndPreviousCanAlwaysBePressedWithABook() {
+        var state = PlayerState()
+        state.nextPreviousSkips = true
+        XCTAssertFalse(state.canGoNext || state.canGoPrevious, "no book, nothing to skip")
+        state.open(chapterCount: 3, chapter: 2)
+        XCTAssertTrue(state.canGoNext, "at the last chapter, Next still skips ahead")
+        state.chapter = 0
+        XCTAssertTrue(state.canGoPrevious, "at the first chapter's start, Previous still skips back")
+        var chapters = state
+        chapters.nextPreviousSkips = false
+        XCTAssertEqual(PlayerState.changes(from: chapters, to: state), ["CanGoPrevious"])
+    }
 }

@@ -73,6 +73,18 @@ final class SpeechRequestTests: XCTestCase {
         }
     }
 
+    func testSSMLIsCheckedBeforeTheRequestExists() throws {
+        let request = try SpeechRequest(text: "<speak>Wait <break time=\"500ms\"/> now</speak>", options: ["ssml": .boolean(true)])
+        XCTAssertTrue(request.ssml)
+        XCTAssertEqual(request.spoken.text, request.text, "SSML goes to espeak-ng as written")
+        XCTAssertThrowsError(try SpeechRequest(text: "<speak>Wait <break time=\"1.5s\"/></speak>", options: ["ssml": .boolean(true)])) { error in
+            XCTAssertEqual(error as? LectorError, .invalidArgument(
+                "invalid SSML at line 1, column 20: time=\"1.5s\" is not whole milliseconds or seconds (e.g. 500ms, 2s): espeak-ng would pause only 1 ms"))
+        }
+        // Without the option the same text is plain text, spoken with its brackets.
+        XCTAssertFalse(try SpeechRequest(text: "<speak>Wait <break time=\"1.5s\"/></speak>").ssml)
+    }
+
     func testUTF8DecodingRefusesBadBytesWithTheirOffset() throws {
         XCTAssertEqual(try SpeechRequest.decodeUTF8(Array("Grüße 你好".utf8)), "Grüße 你好")
         XCTAssertThrowsError(try SpeechRequest.decodeUTF8([0x66, 0x6f, 0xff, 0x6f])) { error in

@@ -32,6 +32,24 @@ final class TextSegmenterTests: XCTestCase {
         XCTAssertEqual(unbroken.segment(from: 0), 0..<32)
     }
 
+    func testLongRunsOfLinesAreCutAtALineBreak() {
+        let text = (1...20).map { "line number \($0)" }.joined(separator: "\n")
+        let segmenter = TextSegmenter(text, maximumLength: 64)
+        let first = segmenter.segment(from: 0)
+        XCTAssertLessThanOrEqual(first.count, 64)
+        XCTAssertEqual(segmenter.text(first).last, "\n", "cut after a whole line, not mid-line")
+        XCTAssertFalse(segmenter.isPhraseEnd(first), "no sentence ends there")
+    }
+
+    func testPhraseEnds() {
+        let segmenter = TextSegmenter("One. Two three\n\nFour five, six")
+        XCTAssertTrue(segmenter.isPhraseEnd(0..<5), "a sentence end")
+        XCTAssertFalse(segmenter.isPhraseEnd(5..<9), "mid-sentence")
+        XCTAssertTrue(segmenter.isPhraseEnd(5..<16), "a paragraph break")
+        XCTAssertFalse(segmenter.isPhraseEnd(16..<26), "a comma")
+        XCTAssertTrue(segmenter.isPhraseEnd(16..<30), "the end of the text")
+    }
+
     func testChineseSentences() {
         let segmenter = TextSegmenter("你好世界。今天天气很好！")
         XCTAssertEqual(segmenter.text(segmenter.segment(from: 0)), "你好世界。")
@@ -46,5 +64,20 @@ final class TextSegmenterTests: XCTestCase {
         XCTAssertEqual(segmenter.wordStart(atOrBefore: 19), 17)
         XCTAssertEqual(segmenter.wordStart(atOrBefore: 99), 20)
         XCTAssertEqual(TextSegmenter("你好世界").wordStart(atOrBefore: 2), 2)
+    }
+}
+
+final class SentenceStartTests: XCTestCase {
+    func testTheStartOfThePieceHoldingAnOffset() {
+        let segmenter = TextSegmenter("One. Two three. Four")
+        XCTAssertEqual(segmenter.sentenceStart(containing: 0), 0)
+        XCTAssertEqual(segmenter.sentenceStart(containing: 4), 0, "the space after a sentence belongs to it")
+        XCTAssertEqual(segmenter.sentenceStart(containing: 5), 5)
+        XCTAssertEqual(segmenter.sentenceStart(containing: 9), 5)
+        XCTAssertEqual(segmenter.sentenceStart(containing: 17), 16)
+        XCTAssertEqual(segmenter.sentenceStart(containing: 99), 16, "past the end: the last sentence")
+        XCTAssertEqual(TextSegmenter("").sentenceStart(containing: 3), 0)
+        let paragraphs = TextSegmenter("A heading\n\nThe text goes on")
+        XCTAssertEqual(paragraphs.sentenceStart(containing: 14), 11, "a paragraph break starts a piece")
     }
 }

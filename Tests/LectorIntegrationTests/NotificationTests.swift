@@ -106,4 +106,49 @@ final class NotificationTests: XCTestCase {
         Thread.sleep(forTimeInterval: 2)
         XCTAssertNil(recording.firstSound(after: off), "read aloud after `lector notifications off`\(context)")
     }
+
+    /// `notifications on` with nobody allowed says that nothing will be read and how to allow an
+    /// app; `allow`/`deny` choose apps from the command line, beside config.toml's list.
+    func testAnEmptyAllowListIsSaidAndAppsAreAllowedFromTheCommandLine() throws {
+        try start(config: nil)
+        let on = try lector("notifications", "on")
+        XCTAssertEqual(on.status, 0, "\(on)")
+        XCTAssertTrue(on.stdout.hasPrefix("notifications are read aloud\nbut no app is allowed yet, so nothing will be read"), on.stdout)
+        XCTAssertTrue(on.stdout.contains("lector notifications allow APP"), on.stdout)
+        let unread = try notify(app: "Thunderbird", summary: "New mail")
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertNil(recording.firstSound(after: unread), "read with nobody allowed\(context)")
+
+        let allow = try lector("notifications", "allow", "Thunderbird")
+        XCTAssertEqual(allow.status, 0, "\(allow)")
+        XCTAssertEqual(allow.stdout, "notifications of Thunderbird are read\n")
+        XCTAssertEqual(try lector("notifications", "status").stdout, "notifications are read aloud\n", "no hint once an app is allowed")
+        let read = try notify(app: "thunderbird", summary: "New mail from Ann")
+        XCTAssertNotNil(recording.waitForSound(after: read, timeout: 5), "an app allowed from the command line is not read\(context)")
+        XCTAssertTrue(recording.waitForSilence(quiet: 0.5, timeout: 15))
+
+        // Remembered by a new daemon; config.toml's apps stay the file's to edit.
+        daemon.terminate()
+        let folder = URL(fileURLWithPath: session.environment["XDG_CONFIG_HOME"]!).appendingPathComponent("lector")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "[notifications]\nallow = [\"Signal\"]\n".write(to: folder.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        daemon = try session.spawn(LectorExecutable.path, ["serve"], extraEnvironment: ["LECTOR_LOG": "stderr"])
+        try session.waitForBusName("io.github.lector.Lector1", timeout: 15)
+        let apps = try session.run("busctl", ["--user", "get-property", "io.github.lector.Lector1", "/io/github/lector/Lector1",
+                                              "io.github.lector.Lector1", "NotificationApps"], timeout: 10)
+        XCTAssertEqual(apps.stdout, "as 2 \"Signal\" \"Thunderbird\"\n", "\(apps)")
+        let inFile = try lector("notifications", "deny", "Signal")
+        XCTAssertEqual(inFile.status, 1, "\(inFile)")
+        XCTAssertTrue(inFile.stderr.contains("config.toml") && inFile.stderr.contains("InvalidArgument"), "\(inFile)")
+        let nobody = try lector("notifications", "deny", "Nobody")
+        XCTAssertEqual(nobody.status, 1, "\(nobody)")
+        XCTAssertTrue(nobody.stderr.contains("NotFound"), "\(nobody)")
+        XCTAssertEqual(try lector("notifications", "allow").status, 64)
+        XCTAssertEqual(try lector("notifications", "on", "Thunderbird").status, 64)
+
+        XCTAssertEqual(try lector("notifications", "deny", "Thunderbird").stdout, "notifications of Thunderbird are not read\n")
+        let denied = try notify(app: "Thunderbird", summary: "More mail")
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertNil(recording.firstSound(after: denied), "read after deny\(context)")
+    }
 }

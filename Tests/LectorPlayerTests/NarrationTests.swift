@@ -256,6 +256,49 @@ final class NarrationTests: SharedDaemonTestCase {
         }
     }
 
+    /// An EPUB of one chapter: an English paragraph holding a German phrase, a footnote.
+    private func languageBook() throws -> URL {
+        let folder = fixture.session.directory.appendingPathComponent("books", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent("passages.epub")
+        _ = try EPUBWriter.standard(opf: """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
+              <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+                <dc:identifier id="id">urn:test:passages</dc:identifier><dc:title>Passages</dc:title>
+                <dc:language>en</dc:language><meta property="dcterms:modified">2024-01-01T00:00:00Z</meta>
+              </metadata>
+              <manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest>
+              <spine><itemref idref="c1"/></spine>
+            </package>
+            """)
+            .adding("OEBPS/c1.xhtml", """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" xml:lang="en">
+                <head><title>Passages</title></head><body>
+                <p>The old sign said <span xml:lang="de">Bitte nicht stören, danke schön</span> in red letters.                <a epub:type="noteref" href="#n1">1</a></p>
+                <aside epub:type="footnote" id="n1"><p>Please do not disturb.</p></aside>
+                </body></html>
+                """)
+            .write(to: url)
+        return url
+    }
+
+    /// A passage the book marks as German is read in espeak-ng's German voice (the log names it),
+    /// the narration goes on through it word by word, and the footnote is read after its paragraph.
+    func testAPassageInAnotherLanguageIsReadInItsVoiceAndTheNoteAfterItsParagraph() throws {
+        let since = try fixture.openAndHear(try languageBook())
+        let (text, _, ranges) = try speakingRanges(chapter: 0, since: since, count: 16, timeout: 20)
+        let chapter = String(String.UnicodeScalarView(text))
+        XCTAssertEqual(chapter, "The old sign said Bitte nicht stören, danke schön in red letters.\n\nNote: Please do not disturb.")
+        let words = assertWholeWords(ranges, in: text)
+        for word in ["Bitte", "stören", "letters", "Please", "disturb"] {
+            XCTAssertTrue(words.contains(word), "\(word) not heard: \(words)")
+        }
+        XCTAssertTrue(fixture.daemon.standardError.contains("passages in de are read with the voice"),
+                      "the German voice is named in the log\(fixture.context)")
+    }
+
     // MARK: - CLI
 
     func testStatusPrintsTheBookAndFollowPrintsPlainLines() throws {
@@ -266,7 +309,7 @@ final class NarrationTests: SharedDaemonTestCase {
         XCTAssertEqual(status.status, 0, "\(status)")
         XCTAssertTrue(status.stdout.contains("Book:     The Waste Land"), status.stdout)
         XCTAssertTrue(status.stdout.contains("Author:   T.S. Eliot"), status.stdout)
-        XCTAssertTrue(status.stdout.contains("Chapter:  2 I. THE BURIAL OF THE DEAD"), status.stdout)
+        XCTAssertTrue(status.stdout.contains("Chapter:  2 of 7: I. THE BURIAL OF THE DEAD"), status.stdout)
         XCTAssertNotNil(status.stdout.range(of: #"Position: [0-9]+:[0-5][0-9] of [0-9]+:[0-5][0-9] \(Playing\)"#,
                                             options: .regularExpression), status.stdout)
 

@@ -283,6 +283,9 @@ final class ReadAlongTests: SharedDaemonTestCase {
         try browser.waitFor("window.lectorView.metrics.ranges.length > 0", timeout: 10)
         try browser.scroll(by: 2000)
         try browser.waitFor("!window.lectorView.view.following && !document.getElementById('follow').hidden")
+        // The wheel's smooth scroll has come to rest (a listener still scrolling is not following).
+        _ = try browser.eval("new Promise((done) => { let t = setTimeout(done, 400, true);"
+                             + " addEventListener('scroll', () => { clearTimeout(t); t = setTimeout(done, 400, true); }); })")
         try browser.click("#follow")
         try browser.waitFor("window.lectorView.view.following && document.getElementById('follow').hidden")
     }

@@ -180,6 +180,9 @@ function keepInView(range) {
   const height = window.innerHeight;
   if (rect.top >= bar + 0.1 * height && rect.bottom <= 0.7 * height) return;
   view.ourScroll = true;
+  // scrollend ends it; a scroll that could not move (the page's end) sends none.
+  clearTimeout(view.ourScrollTimer);
+  view.ourScrollTimer = setTimeout(() => { view.ourScroll = false; }, 1500);
   window.scrollBy({ top: rect.top - bar - 0.25 * (height - bar), behavior: "smooth" });
 }
 

@@ -1,0 +1,76 @@
+import LectorBus
+import LectorCore
+
+/// Narrator1's members for the listener's daily loop (issue 13): the library, per-book voice,
+/// and, in their own files, the sleep timer and skips. Documented in
+/// dbus/io.github.lector.Narrator1.xml, which IntrospectionTests compares to what is served.
+extension LectorService {
+    func dailyLoopMembers() -> [BusMember<LectorService>] {
+        sleepTimerMembers() + skipMembers() + [
+            .property("Voice", "s", .change,
+                      get: { try $1.append($0.narrator.voice?.name ?? "") },
+                      set: { try $0.setNarrationVoice(try $1.readString()) }),
+            .method("GetLibrary", out: "aa{sv}as", ["books", "problems"]) { service, call in
+                service.library.listBooks(reply: call.deferReply())
+                return .answered
+            },
+            .method("ForgetBook", in: "s", ["book"], out: "s", ["path"]) { service, call in
+                let query = try call.reader.readString()
+                guard !query.isEmpty else { throw LectorError.invalidArgument("name the book to forget: its title, its file or its identity") }
+                service.library.forget(query, reply: call.deferReply())
+                return .answered
+            },
+        ]
+    }
+}
+
+extension LectorService {
+    /// Narrator1.Voice set: the voice reading the open book, remembered for that book.
+    func setNarrationVoice(_ name: String) throws {
+        guard narrator.book != nil else {
+            throw LectorError(.noBook, "no book is open: a voice is chosen for the book being read (lector read FILE --voice NAME)")
+        }
+        let voice = try catalog.resolve(language: nil, voice: name)   // UnknownVoice, nothing changed
+        sleepTimer?.listenerActed()
+        let before = narrator.voice
+        library.choose(voice: voice.name)
+        if narrator.voice != before {
+            bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["Voice"])
+        }
+    }
+
+    /// Wires the daily-loop components to the narrator and the audio policy (from `init`).
+    func startDailyLoop() throws {
+        sleepTimer = try SleepTimer(loop: loop, host: self)
+        narrator.onChapterHeardToEnd = { [weak self] in self?.sleepTimer?.chapterEnded() }
+        narrator.willResume = { [weak self] in self?.rewindIfDue() }
+        library.onOpened = { [weak self] lastHeard, playing in
+            guard let self else { return }
+            // The book's own voice (or its language's): Narrator1.Voice.
+            self.bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["Voice"])
+            if self.resumeRewind.bookOpened(lastHeard: lastHeard, playing: playing) { self.rewind() }
+        }
+        audioPolicy.onListenerActed = { [weak self] in self?.sleepTimer?.listenerActed() }
+    }
+
+    /// After every change of the narrator's state (from `registerMPRIS`'s observer).
+    func dailyLoopStateChanged(from before: PlayerState) {
+        let playing = narrator.state.status == .playing
+        if (before.status == .playing) != playing {
+            sleepTimer?.playbackChanged(playing: playing)
+            playing ? resumeRewind.narrationStarted() : resumeRewind.narrationStopped()
+        }
+    }
+
+    /// Narration is about to resume: after a long enough pause, a little earlier.
+    private func rewindIfDue() {
+        if resumeRewind.isDue() { rewind() }
+    }
+
+    private func rewind() {
+        let seconds = resumeRewind.rewindSeconds
+        Journal.log(.info, "resuming after a long pause: \(seconds) s earlier, at the sentence's start",
+                    fields: audioPolicy.narrationFields([:]))
+        narrator.rewind(seconds: Double(seconds))
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import LectorCore
+import LectorSpeech
+
+/// `lector voices [LANGUAGE]`: the installed espeak-ng voices and the languages they speak.
+/// Read from espeak-ng itself, so it needs no daemon and starts none.
+struct Voices: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the installed voices and their languages.",
+        discussion: """
+            A table on a terminal; tab-separated lines when piped (name, languages, gender,
+            identifier). Any name, identifier or language shown works with say --voice,
+            read --voice and config.toml's [voices].
+            Examples:
+              lector voices
+              lector voices en          voices for English (en, en-gb, en-us, ...)
+              lector voices zh-CN
+            """)
+
+    @Argument(help: "Only voices for this language (BCP 47, e.g. en, pt-BR); its variants count.")
+    var language: String?
+
+    func validate() throws {
+        if let language, !language.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) || language.isEmpty {
+            throw ValidationError("\"\(language)\" is not a language tag: write one such as en, en-GB or zh-CN")
+        }
+    }
+
+    func run() throws {
+        let engine: SpeechEngine
+        do {
+            engine = try SpeechEngine(bufferedSecondsAhead: 1)
+        } catch {
+            throw CLIError("espeak-ng cannot start: \(error) (lector doctor says more)")
+        }
+        let voices = engine.voices
+        engine.shutdown()
+        let shown = language.map { Self.voices(voices, speaking: $0) } ?? voices
+        guard !shown.isEmpty else {
+            throw CLIError(language.map { "no installed voice speaks \($0) (lector voices lists them all)" } ?? "no espeak-ng voices are installed")
+        }
+        let rows = shown.sorted { ($0.primaryLanguage, $0.name) < ($1.primaryLanguage, $1.name) }.map { voice in
+            [voice.name, voice.languages.map(\.tag).joined(separator: ", "), voice.gender.rawValue, voice.identifier]
+        }
+        if isatty(STDOUT_FILENO) != 0 {
+            print(Table.render(header: ["NAME", "LANGUAGES", "GENDER", "IDENTIFIER"], rows: rows))
+        } else {
+            rows.forEach { print($0.joined(separator: "\t")) }
+        }
+    }
+
+    /// Voices listing `language` or one of its variants (`en` finds `en-gb`), or a more general
+    /// tag of it (`en-AU` finds `en`), case and `_` aside.
+    static func voices(_ voices: [Voice], speaking language: String) -> [Voice] {
+        let wanted = language.lowercased().replacingOccurrences(of: "_", with: "-")
+        return voices.filter { voice in
+            voice.languages.contains { tag in
+                let tag = tag.tag.lowercased()
+                return tag == wanted || tag.hasPrefix(wanted + "-") || wanted.hasPrefix(tag + "-")
+            }
+        }
+    }
+}
+
+/// Columns padded to their widest cell, for terminals.
+enum Table {
+    static func render(header: [String], rows: [[String]]) -> String {
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        return ([header] + rows).map { cells in
+            cells.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }.joined(separator: "\n")
+    }
+}
