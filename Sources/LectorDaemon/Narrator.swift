@@ -6,9 +6,11 @@ import LectorSpeech
 /// Reads the open book aloud: chapter text → sentence segments → the speech engine → its own
 /// playback stream (`media.role=music`), with Position kept on that stream's clock.
 ///
-/// Owned by the event loop thread. Synthesis runs at most ~10 s ahead of the listener; pausing
-/// corks the stream (resume continues at that sample) and stops synthesis at the next word not
-/// yet sent to the server, so the speech thread is free for announcements meanwhile.
+/// Owned by the event loop thread. Synthesis runs in batches, 15 to 30 s ahead of the listener,
+/// and the stream keeps seconds on the sound server (`PlaybackStream.Buffering.narration`);
+/// pausing corks the stream (resume continues at that sample) and stops synthesis at the next
+/// word not yet sent to the server, so the speech thread is free for announcements meanwhile; a
+/// rate change cuts the server's audio at the next word (`setRate`).
 @MainActor
 final class Narrator {
     /// A word of the current run, on the stream timeline.
