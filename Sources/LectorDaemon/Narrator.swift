@@ -151,6 +151,14 @@ final class Narrator {
     /// a stopped narrator holds none, so nothing of it stays on the sound server.
     var wantsStream: Bool { book != nil && state.status != .stopped }
 
+    /// An exit is under way (the bookmark taken): what the sound server holds of narration is
+    /// dropped (cork, then flush), so none of it plays on while the daemon takes its leave.
+    func silence() {
+        if let current = synthesis { engine.cancel(id: current.job) }
+        synthesis = nil
+        stream?.stop()
+    }
+
     /// Teardown: nothing more is synthesized or played; the stream is let go (its sound server
     /// frees it). The bookmark must have been taken before.
     func close() {
