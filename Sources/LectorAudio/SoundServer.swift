@@ -82,9 +82,12 @@ public final class SoundServer {
     }
 
     /// A playback stream on the current context, owned (disarmed and freed) by this server.
-    public func makeStream(sampleRate: Int, properties: [String: String]) throws -> PlaybackStream {
+    public func makeStream(sampleRate: Int, properties: [String: String],
+                           buffering: PlaybackStream.Buffering = .announcement,
+                           idleBuffering: PlaybackStream.Buffering? = .idle) throws -> PlaybackStream {
         guard let context else { throw SystemError(errno: 107, "the sound server is not connected") }
-        let stream = try PlaybackStream(context: context, sampleRate: sampleRate, properties: properties)
+        let stream = try PlaybackStream(context: context, sampleRate: sampleRate, properties: properties,
+                                        buffering: buffering, idleBuffering: idleBuffering)
         streams.removeAll { $0.stream == nil }
         streams.append(WeakStream(stream: stream))
         return stream

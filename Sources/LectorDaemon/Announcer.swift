@@ -50,7 +50,9 @@ final class Announcer {
     private var pronouncers: [String: Pronouncer] = [:]
     private(set) var current: ActiveSpeech?
     /// Our announcement stream, once the sound server is there.
-    private(set) var stream: PlaybackStream?
+    private(set) var stream: PlaybackStream? {
+        didSet { channel.clock = stream }
+    }
 
     private let engine: SpeechEngine
     private let catalog: VoiceCatalog
@@ -61,21 +63,24 @@ final class Announcer {
     /// Per-sender allowance: a burst of 20, then 10 a second; `important` has its own bucket.
     private var rateLimiter = SenderRateLimiter(burst: 20, perSecond: 10, maxSenders: 256,
                                                 importantBurst: 20, importantPerSecond: 10)
-    private var schedule = HearingSchedule<HeardEvent>()
+    /// Signals wait there for the frame they belong to be heard.
+    private let channel: SpeakingChannel<HeardEvent>
     private var nextSpeechID: UInt64 = 1
-    private var markerTimer: EventSource?
 
     init(loop: EventLoop, engine: SpeechEngine, catalog: VoiceCatalog, allocateJob: @escaping () -> UInt64) throws {
         self.loop = loop
         self.engine = engine
         self.catalog = catalog
         self.allocateJob = allocateJob
-        markerTimer = try loop.timer { [weak self] in self?.checkHeard() }
+        channel = try SpeakingChannel(loop: loop)
+        channel.onHeard = { [weak self] events in
+            for event in events { self?.announce(event) }
+        }
     }
 
     /// Teardown: no timer fires, the stream is let go (its sound server frees it).
     func close() {
-        markerTimer?.close()
+        channel.close()
         stream = nil
     }
 
@@ -221,7 +226,7 @@ final class Announcer {
         current = nil
         if !speech.synthesisDone { engine.cancel(id: speech.job) }
         stream?.stop()
-        schedule.removeAll { $0.id == speech.id }
+        channel.removeAll { $0.id == speech.id }
         emitFinished(speech.id, reason)
         if reason != .cancelled {
             Journal.log(.warning, "speech \(speech.id) ended: \(reason.rawValue)",
@@ -242,7 +247,7 @@ final class Announcer {
             accept(samples, for: &speech)
         case .word(_, let word):
             if let base = speech.baseFrame {
-                schedule.add(speech.range(of: word), at: speech.frame(of: word, base: base))
+                channel.add(speech.range(of: word), at: speech.frame(of: word, base: base))
             } else {
                 speech.earlyWords.append(word)
             }
@@ -263,7 +268,7 @@ final class Announcer {
                 startNext()
                 return
             }
-            schedule.add(.finished(id: speech.id), at: stream?.endFrame ?? 0)
+            channel.add(.finished(id: speech.id), at: stream?.endFrame ?? 0)
         }
         current = speech
     }
@@ -280,9 +285,9 @@ final class Announcer {
         if speech.baseFrame == nil {
             let base = stream.endFrame
             speech.baseFrame = base
-            schedule.add(.started(id: speech.id), at: base)
+            channel.add(.started(id: speech.id), at: base)
             for word in speech.earlyWords {
-                schedule.add(speech.range(of: word), at: speech.frame(of: word, base: base))
+                channel.add(speech.range(of: word), at: speech.frame(of: word, base: base))
             }
             speech.earlyWords = []
         }
@@ -293,21 +298,7 @@ final class Announcer {
 
     /// Arms the timer for the next event, from the interpolated playback position.
     func rescheduleMarkers() {
-        guard let next = schedule.nextFrame, let stream else {
-            markerTimer?.cancel()
-            return
-        }
-        markerTimer?.schedule(noLaterThan: stream.microseconds(untilHeard: next))
-    }
-
-    /// Asks the server where playback is, then announces everything heard by now.
-    private func checkHeard() {
-        guard let stream else { return }
-        stream.heardFrame { [weak self] heard in
-            guard let self else { return }
-            for event in self.schedule.due(heard: heard) { self.announce(event) }
-            self.rescheduleMarkers()
-        }
+        channel.reschedule()
     }
 
     private func announce(_ event: HeardEvent) {

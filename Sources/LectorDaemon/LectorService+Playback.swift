@@ -61,7 +61,8 @@ extension LectorService {
         properties["media.name"] = "Lector narration"
         properties["module-stream-restore.id"] = "sink-input-by-application-id:io.github.lector.Lector.narration"
         do {
-            let stream = try soundServer.makeStream(sampleRate: engine.sampleRate, properties: properties)
+            let stream = try soundServer.makeStream(sampleRate: engine.sampleRate, properties: properties,
+                                                    buffering: .narration, idleBuffering: nil)
             stream.onConsumed = { [weak self] frames in self?.engine.mailbox.consumed(frames: frames) }
             stream.onCorkRequest = { [weak self] cork in self?.audioPolicy.corkRequested(cork) }
             stream.onStateChange = { [weak self, weak stream] state in

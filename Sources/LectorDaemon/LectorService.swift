@@ -229,15 +229,18 @@ public final class LectorService {
         soundServer.close()        // streams, mirror, then the context
     }
 
-    /// Stops narration at the word being heard and writes its bookmark (waiting until it is on
-    /// disk), ends every announcement and releases every duck. Idempotent.
+    /// Stops narration at the word being heard and takes its bookmark, drops what the sound
+    /// server still holds of it (cork, then flush: narration keeps seconds there), ends every
+    /// announcement and releases every duck. Idempotent. Nothing here blocks the loop: the cork
+    /// leaves for the server when the loop runs next, and waiting for the bookmark's fsync first
+    /// kept the listener hearing the book for as long as the disk took (`teardown()` waits).
     private func quiesce() {
         guard !quiesced else { return }
         quiesced = true
         narrator.settleHeard()
         narrator.pause()
         library.saveBookmark()
-        library.flushBookmarks()   // the last bookmark is on disk before we go
+        narrator.silence()
         announcer.cancelAll(reason: .cancelled)
         audioPolicy.releaseDuck()
     }
@@ -248,6 +251,7 @@ public final class LectorService {
         guard !tornDown else { return }
         if exitReason == nil { exitReason = .failure("the event loop ended") }
         quiesce()
+        library.flushBookmarks()   // the last bookmark is on disk before we go
         exitDeadline?.close()
         failChapterTextWaiters(LectorError(.failed, "Lector is stopping"))
         chapterTextTimer?.close()

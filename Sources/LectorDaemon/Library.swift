@@ -11,9 +11,10 @@ import LectorState
 /// back on the loop; the first chapter plays as soon as it is parsed, the rest follow on
 /// `bookQueue`. Bookmarks (chapter and word) are taken on the loop and written on
 /// `bookmarkQueue` (atomic, fsynced): at pause, stop, chapter change, exit and every 5 s while
-/// playing. The book opened last is remembered (`recent-book.json`, same queue) so that it can
-/// be resumed from anywhere after a restart: loaded, stopped, at start-up (`resumeAtStartUp`),
-/// played by `resume`.
+/// playing (those periodic ones without fsync: a disk flush every 5 s for as long as a book plays
+/// keeps a laptop's disk from idling; a crash of the daemon still finds them). The book opened
+/// last is remembered (`recent-book.json`, same queue) so that it can be resumed from anywhere
+/// after a restart: loaded, stopped, at start-up (`resumeAtStartUp`), played by `resume`.
 ///
 /// ```swift
 /// try library.open(uri: "file:///home/me/book.epub", options: [:]) { call.deferReply() }
@@ -59,7 +60,7 @@ final class Library {
     /// The generation of the open being parsed, until its result is back on the loop.
     private var parsing: Int?
     /// Bookmarks are written here, never on the loop (fsync can take long).
-    let bookmarkQueue = DispatchQueue(label: "io.github.lector.bookmarks")
+    let bookmarkQueue = SerialWorker(name: "lector-bookmarks")
     /// Books are parsed here, never on the loop.
     private let bookQueue = DispatchQueue(label: "io.github.lector.books")
     /// Opens parse here, never queued behind the previous book's background chapters on `bookQueue`.
@@ -91,9 +92,11 @@ final class Library {
     init(loop: EventLoop, narrator: Narrator, catalog: VoiceCatalog) throws {
         self.narrator = narrator
         self.catalog = catalog
-        bookmarkTimer = try loop.timer { [weak self] in
+        // A second of slack: while a book plays the loop wakes for every word heard, and the
+        // periodic bookmark goes with one of those instead of waking it on its own.
+        bookmarkTimer = try loop.timer(slack: 1_000_000) { [weak self] in
             guard let self else { return }
-            self.saveBookmark()
+            self.saveBookmark(durable: false)
             if self.narrator.state.status == .playing { self.bookmarkTimer?.schedule(after: Self.bookmarkSeconds * 1_000_000) }
         }
         // One small file, read once before the loop runs.
@@ -109,6 +112,7 @@ final class Library {
     /// Teardown: no timer fires after this (the bookmark must have been taken).
     func close() {
         bookmarkTimer?.close()
+        bookmarkQueue.close()
     }
 
     /// Narration started or stopped playing: bookmarks every 5 s while it plays; the library
@@ -129,7 +133,7 @@ final class Library {
     // MARK: - bookmarks
 
     /// The narrator's book at the word last heard, written off the loop.
-    func saveBookmark() {
+    func saveBookmark(durable: Bool = true) {
         guard let book = narrator.book, forgottenIdentity != book.identity else { return }
         let point = narrator.resumePoint
         if narrator.state.status == .playing { listenedAt = Date() }
@@ -138,7 +142,7 @@ final class Library {
         let store = bookmarks
         bookmarkQueue.async {
             do {
-                try store.save(bookmark)
+                try store.save(bookmark, durable: durable)
             } catch {
                 Journal.log(.warning, "could not save the bookmark of \(bookmark.path): \(error)",
                             fields: ["LECTOR_BOOK": bookmark.path])

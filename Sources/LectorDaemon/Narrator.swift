@@ -6,9 +6,11 @@ import LectorSpeech
 /// Reads the open book aloud: chapter text → sentence segments → the speech engine → its own
 /// playback stream (`media.role=music`), with Position kept on that stream's clock.
 ///
-/// Owned by the event loop thread. Synthesis runs at most ~10 s ahead of the listener; pausing
-/// corks the stream (resume continues at that sample) and stops synthesis at the next word not
-/// yet sent to the server, so the speech thread is free for announcements meanwhile.
+/// Owned by the event loop thread. Synthesis runs in batches, 15 to 30 s ahead of the listener,
+/// and the stream keeps seconds on the sound server (`PlaybackStream.Buffering.narration`);
+/// pausing corks the stream (resume continues at that sample) and stops synthesis at the next
+/// word not yet sent to the server, so the speech thread is free for announcements meanwhile; a
+/// rate change cuts the server's audio at the next word (`setRate`).
 @MainActor
 final class Narrator {
     /// A word of the current run, on the stream timeline.
@@ -36,8 +38,11 @@ final class Narrator {
         var rewrite: TextRewrite?
     }
 
-    /// Synthesis stays at most this far ahead of what is heard.
-    static let aheadSeconds: Int64 = 10
+    /// Synthesis runs in batches: once less than `refillBelowSeconds` of audio is ahead of the
+    /// listener it goes on, segment after segment, until `aheadSeconds` are; then the speech
+    /// thread sleeps until the listener has heard the difference.
+    static let aheadSeconds: Int64 = 30
+    static let refillBelowSeconds: Int64 = 15
 
     let engine: SpeechEngine
     let allocateJob: () -> UInt64
@@ -72,7 +77,7 @@ final class Narrator {
         }
         didSet {
             guard oldValue !== stream else { return }
-            schedule = .init()
+            channel.clock = stream   // which also forgets what was waiting to be heard on the old one
             upcoming = []
             chapterEndScheduled = false
             // The new stream counts frames from its own start: begin a run at the last word heard.
@@ -83,7 +88,8 @@ final class Narrator {
         }
     }
 
-    private var schedule = HearingSchedule<Event>()
+    /// Words and the chapter's end wait there for the listener to hear them.
+    private let channel: SpeakingChannel<Event>
     private var upcoming: [Word] = []
     private var synthesis: Synthesis?
     private(set) var clock = ChapterClock(scalarCount: 0)
@@ -117,6 +123,8 @@ final class Narrator {
     /// The stream frame at which that word began (nil when it was not heard on this stream run).
     private var heardFrame: Int64?
     private var chapterEndScheduled = false
+    /// Between `refillBelowSeconds` and `aheadSeconds`: a batch of synthesis is under way.
+    private var refilling = true
     /// Speaking speed learned from this book, carried from chapter to chapter.
     private var learnedSpeed = 15.0
     private var learning = (scalars: 0, seconds: 0.0)
@@ -130,7 +138,6 @@ final class Narrator {
     static let lengthRefinement = 0.02
     /// A jump waiting for its chapter's text.
     private var pendingJump: (chapter: Int, offset: Int, time: Int64?)?
-    private var heardTimer: EventSource?
     /// Position across a stream replacement (sound server restart).
     private var carriedPosition: Int64 = 0
     /// Which book and chapter `segmenter` holds.
@@ -143,14 +150,19 @@ final class Narrator {
     init(loop: EventLoop, engine: SpeechEngine, allocateJob: @escaping () -> UInt64) throws {
         self.engine = engine
         self.allocateJob = allocateJob
-        heardTimer = try loop.timer { [weak self] in self?.checkHeard() }
+        channel = try SpeakingChannel(loop: loop)
+        channel.listens = { [weak self] in self?.state.status == .playing }
+        channel.onHeard = { [weak self] events in
+            guard let self else { return }
+            for event in events { self.announce(event) }
+            self.feed()
+        }
     }
 
     /// Teardown, before the bookmark is taken: the word being heard now (from the playback
     /// clock, interpolated since the last timing reply) becomes the bookmark's word.
     func settleHeard() {
-        guard let stream else { return }
-        for event in schedule.due(heard: stream.currentHeardFrame()) {
+        for event in channel.heardNow() {
             if case .word(let word) = event { hear(word) }
         }
     }
@@ -159,10 +171,18 @@ final class Narrator {
     /// a stopped narrator holds none, so nothing of it stays on the sound server.
     var wantsStream: Bool { book != nil && state.status != .stopped }
 
+    /// An exit is under way (the bookmark taken): what the sound server holds of narration is
+    /// dropped (cork, then flush), so none of it plays on while the daemon takes its leave.
+    func silence() {
+        if let current = synthesis { engine.cancel(id: current.job) }
+        synthesis = nil
+        stream?.stop()
+    }
+
     /// Teardown: nothing more is synthesized or played; the stream is let go (its sound server
     /// frees it). The bookmark must have been taken before.
     func close() {
-        heardTimer?.close()
+        channel.close()
         if let current = synthesis { engine.cancel(id: current.job) }
         synthesis = nil
         stream = nil
@@ -354,7 +374,7 @@ final class Narrator {
         stream?.pause()
         cutAtNextWord()
         update { $0.status = .paused }
-        heardTimer?.cancel()
+        channel.stopListening()
         onBookmark?()
     }
 
@@ -389,10 +409,13 @@ final class Narrator {
         return clock.position(audioSeconds: seconds, rate: state.rate)
     }
 
-    /// Rate change at the next word not yet sent to the server: no gap, no repeat.
+    /// Rate change at the next word: the first one far enough ahead of the listener that the
+    /// server's buffered audio can be cut there before it plays (`PlaybackStream.truncate`). No
+    /// gap, no repeat.
     func setRate(_ rate: Double) {
         guard rate != state.rate else { return }
-        if let stream, state.status == .playing, let cut = cutAtNextWord() {
+        if let stream, state.status == .playing,
+           let cut = cutAtNextWord(atOrAfter: stream.currentHeardFrame() + Self.cutLeadFrames(stream)) {
             let seconds = Double(max(0, cut.frame - runBaseFrame)) / Double(stream.sampleRate)
             let time = clock.position(audioSeconds: seconds, rate: state.rate)
             clock.startRun(atOffset: cut.offset, time: time)
@@ -415,13 +438,24 @@ final class Narrator {
 
     // MARK: - synthesis
 
-    /// Asks the engine for the next segment when nothing is being synthesized and the
-    /// listener is less than `aheadSeconds` behind.
+    /// Asks the engine for the next segment when nothing is being synthesized and a batch is
+    /// due (see `aheadSeconds`).
     func feed() {
         guard state.status == .playing, !isHeld, synthesis == nil, pendingJump == nil, let stream,
               stream.state == .ready, let voice else { return }
-        let heard = stream.currentHeardFrame()
-        guard stream.endFrame - heard < Self.aheadSeconds * Int64(stream.sampleRate) else { return }
+        let ahead = stream.endFrame - stream.currentHeardFrame()
+        let rate = Int64(stream.sampleRate)
+        if ahead < Self.refillBelowSeconds * rate { refilling = true }
+        guard refilling, ahead < Self.aheadSeconds * rate else {
+            refilling = false
+            return
+        }
+        // Seconds ahead: each sentence reaches the loop in one piece (one wake-up, not one per
+        // 20 ms). Nearly nothing ahead (a start, a seek, a resume): its first sound at once, the
+        // rest by the second. (Sentences stay one synthesis each: espeak-ng pauses between
+        // sentences of one text, not after the last, so joining them would change the reading.)
+        let delivery: SpeechEngine.Delivery = ahead >= 2 * rate ? .batched(frames: .max, firstAtOnce: false)
+            : .batched(frames: stream.sampleRate, firstAtOnce: ahead < rate / 2)
         while nextOffset < segmenter.count {
             var range = segmenter.segment(from: nextOffset)
             // A passage in another language is a segment of its own, in that language's voice.
@@ -445,13 +479,13 @@ final class Narrator {
             synthesis = Synthesis(job: job, range: range,
                                   trimmer: LeadingSilenceTrimmer(enabled: nextOffset == clock.runStartOffset),
                                   rewrite: prepared.rewrite.isIdentity ? nil : prepared.rewrite)
-            engine.synthesize(id: job, request: request, voice: speaker ?? voice)
+            engine.synthesize(id: job, request: request, voice: speaker ?? voice, delivery: delivery)
             return
         }
         if !chapterEndScheduled {
             chapterEndScheduled = true
-            schedule.add(.chapterEnd, at: stream.endFrame)
-            rescheduleHeard()
+            channel.add(.chapterEnd, at: stream.endFrame)
+            channel.reschedule()
         }
     }
 
@@ -497,7 +531,7 @@ final class Narrator {
                         frame: base + Int64(max(0, boundary.sample - synthesis.trimmer.dropped)))
         synthesis.words.append(word)
         upcoming.append(word)
-        schedule.add(.word(word), at: word.frame)
+        channel.add(.word(word), at: word.frame)
     }
 
     private func learn(scalars: Int, samples: Int, sampleRate: Int) {
@@ -511,11 +545,21 @@ final class Narrator {
         // chapter or rate change (see `announcedLength`).
     }
 
-    /// Stops synthesis and drops queued audio from the first word the server does not have yet,
-    /// so synthesis can continue from that word later. Returns that word, if there is one.
+    /// How far ahead of the listener a cut into the server's buffer may be: the new audio must
+    /// be synthesized and reach the server before playback gets there.
+    static let cutLeadMilliseconds = 80
+
+    static func cutLeadFrames(_ stream: PlaybackStream) -> Int64 {
+        Int64(stream.sampleRate * cutLeadMilliseconds / 1000)
+    }
+
+    /// Stops synthesis and drops queued audio from the first word at or after `earliest` (by
+    /// default the first the server does not have yet, so what it holds plays on), so synthesis
+    /// can continue from that word later. Returns that word, if there is one.
     @discardableResult
-    private func cutAtNextWord() -> Word? {
+    private func cutAtNextWord(atOrAfter earliest: Int64? = nil) -> Word? {
         guard let stream else { return nil }
+        let earliest = earliest ?? stream.framesWritten
         if let current = synthesis {
             engine.cancel(id: current.job)
             synthesis = nil
@@ -525,14 +569,14 @@ final class Narrator {
             }
         }
         chapterEndScheduled = false
-        guard let cut = upcoming.first(where: { $0.frame >= stream.framesWritten }) else {
-            schedule.removeAll(fromFrame: stream.endFrame)
-            schedule.removeAll { if case .chapterEnd = $0 { return true } else { return false } }
+        guard let cut = upcoming.first(where: { $0.frame >= earliest }) else {
+            channel.removeAll(fromFrame: stream.endFrame)
+            channel.removeAll { if case .chapterEnd = $0 { return true } else { return false } }
             if let last = upcoming.last, last.offset + last.length > nextOffset { nextOffset = last.offset + last.length }
             return nil
         }
         stream.truncate(atFrame: cut.frame)
-        schedule.removeAll(fromFrame: cut.frame)
+        channel.removeAll(fromFrame: cut.frame)
         upcoming.removeAll { $0.frame >= cut.frame }
         nextOffset = cut.offset
         return cut
@@ -544,11 +588,10 @@ final class Narrator {
         synthesis = nil
         stream?.stop()
         if state.status == .playing, !isHeld { stream?.resume() }
-        schedule = .init()
+        channel.removeAll()
         upcoming = []
         pendingJump = nil
         chapterEndScheduled = false
-        heardTimer?.cancel()
     }
 
     /// The last chapter was heard to its end (or Seek went past it): stop there.
@@ -565,20 +608,7 @@ final class Narrator {
     // MARK: - hearing
 
     private func rescheduleHeard() {
-        guard state.status == .playing, let next = schedule.nextFrame, let stream else {
-            heardTimer?.cancel()
-            return
-        }
-        heardTimer?.schedule(noLaterThan: stream.microseconds(untilHeard: next))
-    }
-
-    private func checkHeard() {
-        stream?.heardFrame { [weak self] heard in
-            guard let self else { return }
-            for event in self.schedule.due(heard: heard) { self.announce(event) }
-            self.feed()
-            self.rescheduleHeard()
-        }
+        channel.reschedule()
     }
 
     private func hear(_ word: Word) {

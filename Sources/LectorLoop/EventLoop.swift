@@ -74,11 +74,14 @@ public final class EventLoop {
         return EventSource(source: source, box: box)
     }
 
-    /// A one-shot CLOCK_MONOTONIC timer, disabled until `EventSource.schedule(after:)`.
-    public func timer(handler: @escaping @MainActor () -> Void) throws -> EventSource {
+    /// A one-shot CLOCK_MONOTONIC timer, disabled until `EventSource.schedule(after:)`. It may
+    /// fire up to `slack` microseconds late: sd-event runs it with whatever else wakes the loop
+    /// in that window (a timer with seconds of slack costs no wake-up of its own while the loop
+    /// is busy anyway).
+    public func timer(slack: UInt64 = 1000, handler: @escaping @MainActor () -> Void) throws -> EventSource {
         let box = EventSource.Box(fire: handler)
         var source: OpaquePointer?
-        let r = sd_event_add_time(event, &source, clockid_t(CLOCK_MONOTONIC), UInt64.max, 1000, { _, _, userdata in
+        let r = sd_event_add_time(event, &source, clockid_t(CLOCK_MONOTONIC), UInt64.max, slack, { _, _, userdata in
             let box = Unmanaged<EventSource.Box>.fromOpaque(userdata!)
             MainActor.assumeIsolated { box.takeUnretainedValue().fire?() }
             return 0

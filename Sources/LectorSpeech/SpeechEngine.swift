@@ -1,4 +1,5 @@
 import CEspeakNG
+import CLinux
 import Foundation
 import LectorCore
 
@@ -9,6 +10,14 @@ import LectorCore
 public final class SpeechEngine: @unchecked Sendable {
     /// Milliseconds of audio per synthesis callback: small, so the first chunk comes quickly.
     static let bufferMilliseconds: Int32 = 20
+
+    /// How results reach the loop: each 20 ms as it comes (an announcement that must start now),
+    /// or gathered into pushes of about `frames` (a book synthesized ahead: one wake-up of the
+    /// loop a second of audio, not fifty), the first one at once if `firstAtOnce`.
+    public enum Delivery: Sendable, Equatable {
+        case immediate
+        case batched(frames: Int, firstAtOnce: Bool)
+    }
 
     public let mailbox: SynthesisMailbox
     public private(set) var sampleRate = 22050
@@ -21,6 +30,7 @@ public final class SpeechEngine: @unchecked Sendable {
         var id: UInt64
         var request: SpeechRequest
         var voice: Voice
+        var delivery: Delivery = .immediate
         /// Set for `phonemes(of:voice:)`: the phoneme trace is kept, the sound dropped.
         var trace: TraceResult?
         /// The trace in IPA rather than espeak-ng's mnemonics.
@@ -66,12 +76,14 @@ public final class SpeechEngine: @unchecked Sendable {
     private var loadedVoice: String?
 
     /// Starts the thread and initializes espeak-ng on it; throws if espeak-ng cannot start.
-    public init(bufferedSecondsAhead: Int = 5) throws {
+    public init(bufferedSecondsAhead: Int = 60) throws {
         mailbox = try SynthesisMailbox(highWaterFrames: 22050 * bufferedSecondsAhead)
         let ready = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var failure: String?
         // The thread holds the engine until `shutdown()` ends it.
         let thread = Thread { [self] in
+            // Foundation's Thread.name does not reach the kernel here: name it for top -H and /proc.
+            _ = lector_name_this_thread("lector-espeak")
             failure = self.initializeOnEngineThread()
             ready.signal()
             if failure == nil {
@@ -89,11 +101,11 @@ public final class SpeechEngine: @unchecked Sendable {
     }
 
     /// Queue a speech. Results arrive in `mailbox`, ending with exactly one `.finished`.
-    public func synthesize(id: UInt64, request: SpeechRequest, voice: Voice) {
+    public func synthesize(id: UInt64, request: SpeechRequest, voice: Voice, delivery: Delivery = .immediate) {
         inbox.lock()
-        jobs.append(Job(id: id, request: request, voice: voice))
-        inbox.signal()
+        jobs.append(Job(id: id, request: request, voice: voice, delivery: delivery))
         inbox.unlock()
+        inbox.signal()   // after the unlock: the speech thread must not wake to a lock still taken
     }
 
     /// What espeak-ng says for `request.text` in `voice`, as its phoneme mnemonics: its phoneme
@@ -241,7 +253,8 @@ public final class SpeechEngine: @unchecked Sendable {
         espeak_SetParameter(espeakPITCH, job.request.espeakPitch, 0)
         espeak_SetParameter(espeakVOLUME, job.request.espeakVolume, 0)
 
-        let synthesis = Synthesis(id: job.id, mailbox: mailbox, sampleRate: sampleRate, text: job.request.text)
+        let synthesis = Synthesis(id: job.id, mailbox: mailbox, sampleRate: sampleRate, text: job.request.text,
+                                  delivery: job.delivery)
         currentSynthesis = synthesis
         defer { currentSynthesis = nil }
         let result = job.request.text.withCString { text in
@@ -251,7 +264,8 @@ public final class SpeechEngine: @unchecked Sendable {
         }
         // EE_OK also when the callback aborted; a cancelled speech is not a failure.
         let ok = result == EE_OK || mailbox.isCancelled(job.id)
-        mailbox.push(.finished(id: job.id, ok: ok, totalSamples: synthesis.totalSamples))
+        synthesis.pending.append(.finished(id: job.id, ok: ok, totalSamples: synthesis.totalSamples))
+        synthesis.flush()
     }
 
     private func loadVoice(_ voice: Voice) -> Bool {
@@ -377,13 +391,64 @@ private final class Synthesis {
     var totalSamples = 0
     /// espeak-ng misplaces a word now and then; words are checked against the text.
     var repair: WordRangeRepair
+    let delivery: SpeechEngine.Delivery
+    /// Outputs not pushed yet (batched delivery), in order; `pendingFrames` of audio among them.
+    var pending: [SynthesisOutput] = []
+    var pendingFrames = 0
+    var pushedAudio = false
 
-    init(id: UInt64, mailbox: SynthesisMailbox, sampleRate: Int, text: String) {
+    init(id: UInt64, mailbox: SynthesisMailbox, sampleRate: Int, text: String, delivery: SpeechEngine.Delivery) {
         self.id = id
         self.mailbox = mailbox
         self.sampleRate = sampleRate
+        self.delivery = delivery
         textScalarCount = text.unicodeScalars.count
         repair = WordRangeRepair(text: text)
+    }
+
+    /// Queues one output; pushes what is pending when the delivery says so. False: cancelled.
+    func add(_ output: SynthesisOutput) -> Bool {
+        pending.append(output)
+        guard case .audio(_, let samples) = output else {
+            return delivery == .immediate ? flush() : true
+        }
+        pendingFrames += samples.count
+        switch delivery {
+        case .immediate:
+            return flush()
+        case .batched(let frames, let firstAtOnce):
+            if pendingFrames >= frames || (firstAtOnce && !pushedAudio) { return flush() }
+            return !mailbox.isCancelled(id)
+        }
+    }
+
+    /// Pushes everything pending, audio merged into one chunk. False: cancelled.
+    @discardableResult
+    func flush() -> Bool {
+        guard !pending.isEmpty else { return true }
+        var outputs: [SynthesisOutput] = []
+        var audio: [Int16] = []
+        audio.reserveCapacity(pendingFrames)
+        for output in pending {
+            if case .audio(_, let samples) = output {
+                audio.append(contentsOf: samples)
+            } else {
+                outputs.append(output)
+            }
+        }
+        // Words are placed by their sample offset, so they may go before the audio they belong to.
+        if !audio.isEmpty {
+            let audioOutput = SynthesisOutput.audio(id: id, samples: audio)
+            if let finish = outputs.firstIndex(where: { if case .finished = $0 { return true } else { return false } }) {
+                outputs.insert(audioOutput, at: finish)
+            } else {
+                outputs.append(audioOutput)
+            }
+            pushedAudio = true
+        }
+        pending = []
+        pendingFrames = 0
+        return mailbox.push(outputs)
     }
 }
 
@@ -408,7 +473,7 @@ private func synthCallback(_ wav: UnsafeMutablePointer<Int16>?, _ count: Int32,
                let range = synthesis.repair.repair(start: Int(word.start), length: Int(word.length)) {
                 word.start = UInt32(range.lowerBound)
                 word.length = UInt32(range.count)
-                synthesis.mailbox.push(.word(id: synthesis.id, word))
+                _ = synthesis.add(.word(id: synthesis.id, word))
             }
             event += 1
         }
@@ -416,7 +481,7 @@ private func synthCallback(_ wav: UnsafeMutablePointer<Int16>?, _ count: Int32,
     if let wav, count > 0 {
         synthesis.totalSamples += Int(count)
         let samples = Array(UnsafeBufferPointer(start: wav, count: Int(count)))
-        if !synthesis.mailbox.push(.audio(id: synthesis.id, samples: samples)) { return 1 }
+        if !synthesis.add(.audio(id: synthesis.id, samples: samples)) { return 1 }
     }
     return 0
 }

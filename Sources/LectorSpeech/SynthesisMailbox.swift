@@ -6,7 +6,9 @@ import Glibc
 ///
 /// The synthesis thread `push`es; an eventfd wakes the loop, which `drain`s. Audio counts as
 /// buffered until the loop reports it `consumed` (written to the sound server), and `push` blocks
-/// above `highWaterFrames`: a long text never piles up more than a few seconds of PCM in memory.
+/// above `highWaterFrames`: a long text never piles up more than that much PCM in memory. A
+/// blocked producer is woken once half of it has been consumed, not at every write to the sound
+/// server (which made the speech thread wake for each 20 ms chunk that fit again).
 public final class SynthesisMailbox: @unchecked Sendable {
     /// Readable when there is something to drain. Owned by the mailbox; the loop only watches it.
     public let fileDescriptor: Int32
@@ -16,6 +18,7 @@ public final class SynthesisMailbox: @unchecked Sendable {
     private var items: [SynthesisOutput] = []
     private var bufferedFrames = 0
     private var cancelled: Set<UInt64> = []
+    private var producerWaiting = false
 
     public init(highWaterFrames: Int) throws {
         let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
@@ -30,19 +33,43 @@ public final class SynthesisMailbox: @unchecked Sendable {
     /// (dropping the output) if its speech was cancelled meanwhile.
     @discardableResult
     public func push(_ output: SynthesisOutput) -> Bool {
+        push([output])
+    }
+
+    /// Synthesis thread: queue several outputs of one speech at once (one wake-up of the loop).
+    /// Returns false, dropping all but a `finished`, if the speech was cancelled.
+    @discardableResult
+    public func push(_ outputs: [SynthesisOutput]) -> Bool {
+        guard let id = outputs.first?.id else { return true }
         condition.lock()
-        defer { condition.unlock() }
-        if case .audio = output {
-            while bufferedFrames >= highWaterFrames && !cancelled.contains(output.id) {
+        let frames = outputs.reduce(0) { total, output in
+            if case .audio(_, let samples) = output { return total + samples.count }
+            return total
+        }
+        if frames > 0 {
+            while bufferedFrames >= highWaterFrames && !cancelled.contains(id) {
+                producerWaiting = true
                 condition.wait()
             }
+            producerWaiting = false
         }
-        if cancelled.contains(output.id), !isFinish(output) { return false }
-        if case .audio(_, let samples) = output { bufferedFrames += samples.count }
-        items.append(output)
+        let wasCancelled = cancelled.contains(id)
+        if wasCancelled {
+            let finish = outputs.filter(isFinish)
+            guard !finish.isEmpty else {
+                condition.unlock()
+                return false
+            }
+            items.append(contentsOf: finish)
+        } else {
+            bufferedFrames += frames
+            items.append(contentsOf: outputs)
+        }
+        condition.unlock()
+        // After the unlock: the loop wakes to drain, and must not find the lock still taken.
         var one: UInt64 = 1
         _ = write(fileDescriptor, &one, 8)
-        return true
+        return !wasCancelled
     }
 
     /// Synthesis thread: whether the speech it is producing should stop.
@@ -67,8 +94,9 @@ public final class SynthesisMailbox: @unchecked Sendable {
     public func consumed(frames: Int) {
         condition.lock()
         bufferedFrames = max(0, bufferedFrames - frames)
-        condition.broadcast()
+        let wake = producerWaiting && bufferedFrames <= highWaterFrames / 2
         condition.unlock()
+        if wake { condition.broadcast() }
     }
 
     /// Any thread: stop producing `id`. Its queued audio is dropped here; the loop drops what it

@@ -53,8 +53,10 @@ public struct BookmarkStore: Sendable {
         }
     }
 
-    public func save(_ bookmark: Bookmark) throws {
-        try AtomicFile.write(try Self.encoder.encode(bookmark), to: fileURL(bookIdentity: bookmark.bookIdentity))
+    /// `durable: false` skips the fsyncs (see `AtomicFile`): for the periodic saves while reading.
+    public func save(_ bookmark: Bookmark, durable: Bool = true) throws {
+        try AtomicFile.write(try Self.encoder.encode(bookmark), to: fileURL(bookIdentity: bookmark.bookIdentity),
+                             durable: durable)
     }
 
     /// Every readable bookmark (the library lists books read before it kept entries of its

@@ -33,6 +33,7 @@ public final class ManagedProcess: @unchecked Sendable {
     private let stderrFile: URL
     private let lock = NSLock()
     private var waitStatus: Int32?
+    private var usage: rusage?
 
     init(executable: URL, arguments: [String], environment: [String: String],
          stdin: URL?, stdout: Output, stderr: URL) throws {
@@ -87,6 +88,14 @@ public final class ManagedProcess: @unchecked Sendable {
         if status == -1 { return -1 }
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+
+    /// What the child used over its whole life, all its threads summed (wait4's rusage: CPU time
+    /// in `ru_utime`/`ru_stime`, context switches in `ru_nvcsw`/`ru_nivcsw`); nil while it runs or
+    /// when something else reaped it. /proc/PID/task/*/status cannot tell this once it has exited.
+    public var resourceUsage: rusage? {
+        _ = reap()
+        return lock.withLock { usage }
     }
 
     /// Sends `signal` to the process group, waits up to `grace` for the process to exit,
@@ -147,9 +156,11 @@ public final class ManagedProcess: @unchecked Sendable {
         defer { lock.unlock() }
         if let waitStatus { return waitStatus }
         var status: Int32 = 0
-        let result = waitpid(pid, &status, WNOHANG)
+        var used = rusage()
+        let result = wait4(pid, &status, WNOHANG, &used)
         if result == pid {
             waitStatus = status
+            usage = used
         } else if result == -1 && errno == ECHILD {
             waitStatus = -1
         }

@@ -14,7 +14,7 @@ struct LectorBench: ParsableCommand {
             Lines starting with "BENCH " are JSON, one per metric. Use a release build for figures that matter:
               swift build -c release --product lector && swift build -c release --product lector-bench
             """,
-        subcommands: [Suite.self, Latency.self, Idle.self, NarrationYield.self, Player.self, GetAll.self,
+        subcommands: [Suite.self, Latency.self, Idle.self, NarrationYield.self, Power.self, Player.self, GetAll.self,
                       Policy.self, ReadAlong.self, PulseProbe.self],
         defaultSubcommand: Suite.self)
 }
@@ -164,12 +164,53 @@ struct NarrationYield: ParsableCommand {
     }
 }
 
+struct Power: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Wakeups and CPU while narrating, side by side with paplay and espeak-ng on the same text (issue 16).",
+        discussion: """
+            The same prose read by lector (a one-chapter book, from start to end), played by paplay as a WAV made by espeak-ng -w, and spoken by espeak-ng, on a private sound server with one null sink and nothing recording: own wakeups/s (context switches of all threads), the sound server's wakeups/s, CPU seconds per minute of audio; then paplay again with an idle lector beside it, and lector paused and stopped.
+            """)
+
+    @OptionGroup var common: CommonOptions
+    @Option(help: "Words of prose to read (about 2.5 words a second).") var words = 300
+    @Option(help: "Rounds; each round runs every player once, in rotated order.") var runs = 1
+    @Option(help: "Seconds of the paused and stopped windows.") var window = 5.0
+    @Option(help: "pulseaudio or pipewire (default: LECTOR_TEST_SOUND_SERVER, else pulseaudio).") var soundServer: String?
+    @Option(help: "Another lector executable (e.g. a build from before a change), measured in the same rounds.")
+    var before: String?
+
+    func validate() throws {
+        guard words >= 10 else { throw ValidationError("--words must be at least 10") }
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        guard window > 0 else { throw ValidationError("--window must be positive") }
+        if let soundServer, SoundServerKind(rawValue: soundServer) == nil {
+            throw ValidationError("--sound-server must be pulseaudio or pipewire")
+        }
+    }
+
+    func run() throws {
+        let log = Log(tag: "bench")
+        var report = BenchReport()
+        let kind = try soundServer.flatMap { SoundServerKind(rawValue: $0) } ?? SoundServerKind.fromEnvironment()
+        do {
+            let results = try PowerBenchmark(words: words, runs: runs, window: window, lectorPath: try common.lectorPath(log),
+                                             beforePath: before, soundServer: kind, log: log).run()
+            PowerBenchmark.report(results, into: &report)
+        } catch {
+            log("power benchmark failed: \(error)")
+            throw ExitCode(1)
+        }
+        report.print()
+    }
+}
+
 /// Starting a private session, in one place: the test kit's `TestSession` (private dbus-daemon
 /// and sound server with null sinks), and this process's environment pointed at it, so that
 /// in-process clients (sd-bus, libpulse) connect there and never to the real desktop's.
 enum BenchSession {
-    static func start(sinks: [String] = ["lector_test"], log: Log? = nil) throws -> TestSession {
-        let session = try TestSession(sinks: sinks)
+    static func start(sinks: [String] = ["lector_test"], soundServer: SoundServerKind? = nil,
+                      log: Log? = nil) throws -> TestSession {
+        let session = try TestSession(sinks: sinks, soundServer: soundServer)
         for key in ProcessInfo.processInfo.environment.keys
         where key.hasPrefix("PULSE_") && session.environment[key] == nil {
             unsetenv(key)

@@ -4,7 +4,8 @@ import XCTest
 
 /// Every way out runs the one teardown: the bookmark holds the word being heard, and an exit
 /// nobody asked for (the session bus going away) ends with a failure status, so systemd's
-/// `Restart=on-failure` brings the daemon back; an asked-for one (SIGTERM) ends with 0.
+/// `Restart=on-failure` brings the daemon back; an asked-for one (SIGTERM) ends with 0. Nothing
+/// of the seconds of narration the sound server holds is heard once the daemon has gone.
 final class ExitTests: XCTestCase {
     private static let wastelandIdentity = "code.google.com.epub-samples.wasteland-basic"
 
@@ -29,6 +30,15 @@ final class ExitTests: XCTestCase {
         }
     }
 
+    /// Narration keeps seconds of audio on the sound server: none of it may play on after the
+    /// daemon has exited (the exit corks and flushes its stream before disconnecting).
+    private func assertSilentAfterExit(_ fixture: PlayerFixture, exited: Date, _ how: String,
+                                       file: StaticString = #filePath, line: UInt = #line) {
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertNil(fixture.recording.firstSound(after: exited),
+                     "buffered narration heard after the daemon exited (\(how))\(fixture.context)", file: file, line: line)
+    }
+
     func testBusRestartDuringNarrationSavesTheHeardWordAndExitsWithFailure() throws {
         let fixture = try PlayerFixture()
         defer { fixture.shutdown() }
@@ -36,8 +46,10 @@ final class ExitTests: XCTestCase {
 
         try fixture.session.restartBus()
         let status = fixture.daemon.waitForExit(timeout: 10)
+        let exited = Date()
         XCTAssertEqual(status, 1, "losing the bus must end the daemon with a failure status (Restart=on-failure)\n\(fixture.daemon.output)")
         assertNoCrash(fixture.daemon)
+        assertSilentAfterExit(fixture, exited: exited, "bus lost")
         XCTAssertTrue(fixture.daemon.output.contains("lost the session bus"), fixture.daemon.output)
         let saved = try XCTUnwrap(bookmark(fixture), "no bookmark written when the bus went away\n\(fixture.daemon.output)")
         XCTAssertEqual(saved.chapter, 1, "the bookmark's chapter (0-based)")
@@ -61,8 +73,26 @@ final class ExitTests: XCTestCase {
 
         fixture.daemon.send(signal: SIGTERM)
         XCTAssertEqual(fixture.daemon.waitForExit(timeout: 10), 0, "SIGTERM is an asked-for exit\n\(fixture.daemon.output)")
+        let exited = Date()
         assertNoCrash(fixture.daemon)
+        assertSilentAfterExit(fixture, exited: exited, "SIGTERM")
         let saved = try XCTUnwrap(bookmark(fixture), "no bookmark written on SIGTERM")
+        XCTAssertEqual(saved.chapter, 1)
+        XCTAssertGreaterThanOrEqual(saved.offset, heard)
+        XCTAssertLessThanOrEqual(saved.offset, heard + 60)
+    }
+
+    func testQuitWritesTheHeardWordAndLeavesNothingPlaying() throws {
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        let heard = try narrateAFewWords(fixture)
+
+        XCTAssertTrue(try fixture.call(PlayerFixture.root, "Quit").succeeded, "Quit\(fixture.context)")
+        XCTAssertEqual(fixture.daemon.waitForExit(timeout: 10), 0, "Quit is an asked-for exit\n\(fixture.daemon.output)")
+        let exited = Date()
+        assertNoCrash(fixture.daemon)
+        assertSilentAfterExit(fixture, exited: exited, "MPRIS Quit")
+        let saved = try XCTUnwrap(bookmark(fixture), "no bookmark written on Quit")
         XCTAssertEqual(saved.chapter, 1)
         XCTAssertGreaterThanOrEqual(saved.offset, heard)
         XCTAssertLessThanOrEqual(saved.offset, heard + 60)

@@ -30,6 +30,21 @@ final class BookmarkStoreTests: XCTestCase {
         XCTAssertEqual(leftovers.filter { $0.hasSuffix(".tmp") }, [], "no temp file stays behind")
     }
 
+    /// The periodic saves while reading skip the fsyncs; they replace the file all the same.
+    func testAPeriodicSaveWithoutFsyncReplacesTheBookmarkToo() throws {
+        let store = BookmarkStore(directory: directory)
+        let first = Bookmark(bookIdentity: "urn:uuid:3", path: "/c.epub", chapter: 1, offset: 10,
+                             savedAt: Date(timeIntervalSince1970: 1_700_000_000))
+        try store.save(first, durable: false)
+        XCTAssertEqual(store.load(bookIdentity: "urn:uuid:3"), .found(first))
+        var later = first
+        later.offset = 420
+        try store.save(later, durable: false)
+        XCTAssertEqual(store.load(bookIdentity: "urn:uuid:3"), .found(later))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        XCTAssertEqual(leftovers.filter { $0.hasSuffix(".tmp") }, [], "no temp file stays behind")
+    }
+
     func testACorruptFileIsSetAsideAndReported() throws {
         let store = BookmarkStore(directory: directory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

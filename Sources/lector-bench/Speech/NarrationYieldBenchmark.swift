@@ -83,17 +83,21 @@ final class NarrationYieldBenchmark {
         signals = try SignalRecorder()
         client = try BusClient()
 
-        // Narration onto its own sink while no book is open (its stream is corked: nothing pauses).
+        // Narration onto its own sink. Its stream exists only while a book plays or is paused:
+        // open, pause at once (a corked stream moves without pausing anything), move it, play.
+        let book = try writeBook()
+        try client.open(book, timeout: 30)
+        try client.player("Pause")
         let narrationStream = try waitFor("the daemon's \(Self.narrationName) stream", timeout: 10) {
             try session.playbackStreams().first { $0.mediaName == Self.narrationName }
         }
         try session.moveStream(narrationStream.index, to: Self.narrationSink)
         log("yield: sinks \(Self.announcementSink) (announcements, default) and \(Self.narrationSink) "
             + "(narration stream \(narrationStream.index) moved there); lector serve pid \(daemon.pid)")
+        _ = announcements.waitForSilence(quiet: 0.5, timeout: 5)
 
-        let book = try writeBook()
         let opened = Date()
-        try client.open(book, timeout: 30)
+        try client.player("Play")
         guard let firstNarration = narration.waitForSound(after: opened, timeout: 30) else {
             throw BenchError("the book was opened but no narration was heard on \(Self.narrationSink)")
         }

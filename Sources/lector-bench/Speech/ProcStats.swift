@@ -13,6 +13,9 @@ struct ProcessCounters {
     /// own I/O thread, so the per-thread sum is what counts wakeups.
     let contextSwitches: Int
     let threads: Int
+    /// Each thread's context switches (and how many of them were involuntary: preempted, not
+    /// waiting) and name (/proc/PID/task/TID/comm), by thread id.
+    var perThread: [Int32: (name: String, switches: Int, involuntary: Int)] = [:]
 
     static let ticksPerSecond = Int(sysconf(Int32(_SC_CLK_TCK)))
 
@@ -25,17 +28,37 @@ struct ProcessCounters {
 
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         var switches = 0
+        var perThread: [Int32: (name: String, switches: Int, involuntary: Int)] = [:]
         for task in tasks {
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else {
                 continue
             }
+            var threadSwitches = 0, involuntary = 0
             for line in status.split(separator: "\n") {
                 if line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
-                    switches += Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
+                    let count = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
+                    threadSwitches += count
+                    if line.hasPrefix("non") { involuntary = count }
                 }
             }
+            switches += threadSwitches
+            if let tid = Int32(task) {
+                let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+                perThread[tid] = (name, threadSwitches, involuntary)
+            }
         }
-        return ProcessCounters(cpuTicks: user + system, contextSwitches: switches, threads: tasks.count)
+        return ProcessCounters(cpuTicks: user + system, contextSwitches: switches, threads: tasks.count,
+                               perThread: perThread)
+    }
+
+    /// Context switches since `earlier`, per thread: a thread that started meanwhile counts from 0;
+    /// one that ended meanwhile is lost (its counts go with it), and is not counted negative.
+    func switchesPerThread(since earlier: ProcessCounters) -> [(tid: Int32, name: String, switches: Int, involuntary: Int)] {
+        perThread.map { tid, now in
+            (tid, now.name, now.switches - (earlier.perThread[tid]?.switches ?? 0),
+             now.involuntary - (earlier.perThread[tid]?.involuntary ?? 0))
+        }.sorted { $0.tid < $1.tid }
     }
 
     /// The command name (/proc/PID/comm), e.g. "pulseaudio".
