@@ -387,8 +387,13 @@ public final class PlaybackStream {
     /// (in the stream's buffer and the sink's), less the time played since that update.
     /// Computed by hand: `pa_stream_get_latency` read 0 here with data still buffered.
     public func currentHeardFrame() -> Int64 {
-        guard let stream, let info = pa_stream_get_timing_info(stream)?.pointee,
-              info.write_index_corrupt == 0, info.read_index_corrupt == 0 else { return framesWritten }
+        guard let stream else { return framesWritten }
+        // No timing reply yet (a stream just made): nothing is known to be heard since the last
+        // flush. Counting every written frame as heard would put Position and the words seconds
+        // ahead, as far as the first batch written (pipewire-pulse can answer after that).
+        guard let timing = pa_stream_get_timing_info(stream) else { return flushedAt }
+        let info = timing.pointee
+        guard info.write_index_corrupt == 0, info.read_index_corrupt == 0 else { return framesWritten }
         // Underrun with an empty buffer: everything written has been played. (The sink's own
         // latency reading stays non-zero while it renders silence, so it cannot tell us that.)
         if info.playing == 0, info.write_index <= info.read_index { return framesWritten }
