@@ -50,8 +50,10 @@ final class AudioPolicyDriver {
     var repairAttempt = 1
     /// Why narration is paused (Narrator1.PausedBecause); nil while playing or when the user paused.
     var pauseReason: String?
-    /// The sink narration was on when a "stream-moved" pause happened.
-    var movedFromSink: UInt32?
+    /// Our narration stream's route, from one snapshot to the next.
+    var routeWatch = RouteWatch()
+    /// The name of the sink narration was on when a "stream-moved" pause happened.
+    var movedFromSink: String?
     /// The PausedBecause value clients last saw, so a change is emitted exactly once.
     var announcedPausedBecause = ""
     /// The sleep timer's fade of our own narration stream (AudioPolicyDriver+SleepFade), in the
@@ -96,18 +98,17 @@ final class AudioPolicyDriver {
         let after = mirror.snapshot
         if change == .synced { recoverFromJournal() }
 
-        if narrator.status == .playing, let own = narrator.streamIndex,
-           let loss = RouteClassifier.loss(ofStream: own, before: before, after: after),
-           loss.wasAudible(stream: own, before: before) {
+        let loss = narrator.streamIndex.flatMap { routeWatch.loss(ofStream: $0, before: before, after: after) }
+        if narrator.status == .playing, let loss {
             Journal.log(.notice, "pausing narration: \(loss.logDescription)",
                         fields: narrationFields(["LECTOR_PAUSE_REASON": loss.pausedBecause]))
             pauseNarration(because: loss.pausedBecause)
             interruptions.userActed()   // a route loss is never undone by a call ending
-            if case .streamMoved = loss { movedFromSink = before.playbacks[own]?.device }
+            if case .streamMoved(let from, _) = loss { movedFromSink = from }
         }
         // The server may move our stream off a sink before it says the sink is gone: then the
         // sink's removal is the real reason.
-        if case .sinkRemoved(let sink) = change, sink == movedFromSink,
+        if case .sinkRemoved(let sink) = change, let name = before.sinks[sink]?.name, name == movedFromSink,
            narrator.status == .paused, pauseReason == "stream-moved" {
             pauseReason = "device-removed"
             pausedBecauseMayHaveChanged()
@@ -201,6 +202,11 @@ final class AudioPolicyDriver {
         case .paused, .stopped:
             break   // already quiet: the first reason stands
         }
+    }
+
+    /// Narration went from paused or stopped to playing.
+    func narrationStarted() {
+        routeWatch.playStarted()
     }
 
     /// The listener acted (MPRIS or Narrator1): no automatic resume after this.

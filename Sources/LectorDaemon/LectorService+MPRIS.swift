@@ -135,6 +135,7 @@ extension LectorService {
         for object in mprisObjects() { try bus.add(object) }
         narrator.onStateChange = { [weak self] before in
             guard let self else { return }
+            if before.status != .playing, self.narrator.status == .playing { self.audioPolicy.narrationStarted() }
             self.narratorChanged(from: before)
             self.library.playbackChanged(from: before, to: self.narrator.state)
             self.dailyLoopStateChanged(from: before)

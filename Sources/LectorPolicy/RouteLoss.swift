@@ -36,13 +36,3 @@ public enum RouteLoss: Equatable, Sendable {
         }
     }
 }
-
-extension RouteLoss {
-    /// Whether the listener lost anything: a stream that was corked when the server moved it
-    /// was not audible anywhere, so that move is no loss, even if Play arrived just before the
-    /// event (as after `pactl set-default-sink X; playerctl play`).
-    public func wasAudible(stream: UInt32, before: AudioSnapshot) -> Bool {
-        guard case .streamMoved = self else { return true }
-        return !(before.playbacks[stream]?.corked ?? false)
-    }
-}
