@@ -135,12 +135,12 @@ enum RealMachine {
     static let lectorIndex: UInt32 = 57
 
     /// Our narration stream.
-    static func lector(on sink: UInt32, index: UInt32 = lectorIndex) -> StreamSnapshot {
+    static func lector(on sink: UInt32, index: UInt32 = lectorIndex, corked: Bool = false) -> StreamSnapshot {
         StreamSnapshot(index: index, device: sink, properties: [
             "media.role": "music", "media.name": "Chapter 3", "application.name": "Lector",
             "application.id": "io.github.lector", "application.process.id": "2311",
             "module-stream-restore.id": "sink-input-by-media-role:music",
-        ])
+        ], corked: corked)
     }
 
     /// Firefox playing a video: no role; the server's restore id is by application name.

@@ -11,66 +11,62 @@ final class RouteClassifierTests: XCTestCase {
 
     // MARK: the watch: audible or not, PipeWire's relinks
 
-    private func lector(on sink: UInt32, corked: Bool) -> StreamSnapshot {
-        var stream = M.lector(on: sink)
-        stream.corked = corked
-        return stream
+    /// A watch after Play that has seen `snapshot`.
+    private func watch(seeing snapshot: AudioSnapshot) -> RouteWatch {
+        var watch = RouteWatch()
+        watch.playStarted()
+        XCTAssertNil(watch.loss(ofStream: me, before: snapshot, after: snapshot))
+        return watch
     }
 
     func testAMoveOfAStreamCorkedUntilPlayLosesNothingButOtherLossesDo() {
         let sinks = [M.laptopHeadphonesIn, M.hdmi(.yes)]
-        let corked = M.snapshot(sinks, [lector(on: M.laptopIndex, corked: true)])
+        let corked = M.snapshot(sinks, [M.lector(on: M.laptopIndex, corked: true)])
         var watch = RouteWatch()
         _ = watch.loss(ofStream: me, before: corked, after: corked)
         // `pactl set-default-sink hdmi; playerctl play`: the move's event after Play's.
         watch.playStarted()
-        let moved = M.snapshot(sinks, [lector(on: M.hdmiIndex, corked: false)])
+        let moved = M.snapshot(sinks, [M.lector(on: M.hdmiIndex, corked: false)])
         XCTAssertNil(watch.loss(ofStream: me, before: corked, after: moved))
         // A removed device is a loss whatever the cork said.
         var fresh = RouteWatch()
         fresh.playStarted()
-        let removed = M.snapshot([M.hdmi(.yes)], [lector(on: M.laptopIndex, corked: true)])
+        let removed = M.snapshot([M.hdmi(.yes)], [M.lector(on: M.laptopIndex, corked: true)])
         XCTAssertEqual(fresh.loss(ofStream: me, before: corked, after: removed), .deviceRemoved(sink: M.laptopName))
     }
 
     func testACorkedReportAfterTheStreamWasSeenRunningIsNoExcuse() {
         let sinks = [M.laptopHeadphonesIn, M.hdmi(.yes)]
-        let running = M.snapshot(sinks, [lector(on: M.laptopIndex, corked: false)])
+        let running = M.snapshot(sinks, [M.lector(on: M.laptopIndex, corked: false)])
         // PipeWire: "corked" while its node is not running, here in the middle of a move.
-        let notRunning = M.snapshot(sinks, [lector(on: M.laptopIndex, corked: true)])
-        var watch = RouteWatch()
-        watch.playStarted()
-        XCTAssertNil(watch.loss(ofStream: me, before: running, after: running))
+        let notRunning = M.snapshot(sinks, [M.lector(on: M.laptopIndex, corked: true)])
+        var watch = watch(seeing: running)
         XCTAssertNil(watch.loss(ofStream: me, before: running, after: notRunning))
-        let moved = M.snapshot(sinks, [lector(on: M.hdmiIndex, corked: true)])
+        let moved = M.snapshot(sinks, [M.lector(on: M.hdmiIndex, corked: true)])
         XCTAssertEqual(watch.loss(ofStream: me, before: notRunning, after: moved),
                        .streamMoved(from: M.laptopName, to: M.hdmiName))
     }
 
+    /// PipeWire mid-move: attached to no sink, and "corked" as its node is not running.
+    private let detached = M.snapshot([M.laptopHeadphonesIn, M.usbHeadset], [M.lector(on: UInt32.max, corked: true)])
+
     func testAMoveThroughADetachedStreamIsAMove() {
         let sinks = [M.laptopHeadphonesIn, M.usbHeadset]
-        let playing = M.snapshot(sinks, [lector(on: M.laptopIndex, corked: false)])
-        let detached = M.snapshot(sinks, [lector(on: UInt32.max, corked: true)])
-        let moved = M.snapshot(sinks, [lector(on: M.usbHeadsetIndex, corked: false)])
-        var watch = RouteWatch()
-        watch.playStarted()
-        XCTAssertNil(watch.loss(ofStream: me, before: playing, after: playing))
+        let playing = M.snapshot(sinks, [M.lector(on: M.laptopIndex, corked: false)])
+        let moved = M.snapshot(sinks, [M.lector(on: M.usbHeadsetIndex, corked: false)])
+        var watch = watch(seeing: playing)
         XCTAssertNil(watch.loss(ofStream: me, before: playing, after: detached))
         XCTAssertEqual(watch.loss(ofStream: me, before: detached, after: moved),
                        .streamMoved(from: M.laptopName, to: M.usbHeadsetName))
     }
 
     func testADetachedStreamWhoseSinkGoesIsADeviceRemovedAndOneRelinkedInPlaceIsNothing() {
-        let sinks = [M.laptopHeadphonesIn, M.usbHeadset]
-        let playing = M.snapshot(sinks, [lector(on: M.usbHeadsetIndex, corked: false)])
-        let detached = M.snapshot(sinks, [lector(on: UInt32.max, corked: true)])
-        var watch = RouteWatch()
-        watch.playStarted()
-        XCTAssertNil(watch.loss(ofStream: me, before: playing, after: playing))
+        let playing = M.snapshot([M.laptopHeadphonesIn, M.usbHeadset], [M.lector(on: M.usbHeadsetIndex, corked: false)])
+        var watch = watch(seeing: playing)
         XCTAssertNil(watch.loss(ofStream: me, before: playing, after: detached))
         XCTAssertNil(watch.loss(ofStream: me, before: detached, after: playing), "back where it was")
         XCTAssertNil(watch.loss(ofStream: me, before: playing, after: detached))
-        let gone = M.snapshot([M.laptopHeadphonesIn], [lector(on: UInt32.max, corked: true)])
+        let gone = M.snapshot([M.laptopHeadphonesIn], [M.lector(on: UInt32.max, corked: true)])
         XCTAssertEqual(watch.loss(ofStream: me, before: detached, after: gone), .deviceRemoved(sink: M.usbHeadsetName))
     }
 
