@@ -76,7 +76,7 @@ let package = Package(
         // a D-Bus client of the daemon like any other; its page (Page/: plain HTML, CSS, JS) is
         // served from the source tree or /usr/share/lector/view.
         .target(name: "LectorView",
-                dependencies: ["LectorBus", "LectorLoop", "LectorInterface",
+                dependencies: ["LectorBus", "LectorLoop", "LectorInterface", "LectorCore",
                                .product(name: "Hummingbird", package: "hummingbird"),
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                .product(name: "Logging", package: "swift-log")],

@@ -29,14 +29,7 @@ public struct TextSegmenter: Sendable {
         var index = start
         while index < limit {
             let scalar = scalars[index]
-            if Self.sentenceEnds.contains(scalar) || Self.isCJKStop(scalar) {
-                var end = index + 1
-                while end < count, Self.closers.contains(scalars[end]) { end += 1 }
-                if end >= count || scalars[end].properties.isWhitespace || Self.isCJKStop(scalar) {
-                    while end < count, scalars[end].properties.isWhitespace { end += 1 }
-                    return start..<end
-                }
-            }
+            if let end = sentenceEnd(at: index) { return start..<end }
             if scalar == "\n", index + 1 < count, scalars[index + 1] == "\n" {
                 var end = index + 1
                 while end < count, scalars[end].properties.isWhitespace { end += 1 }
@@ -77,8 +70,68 @@ public struct TextSegmenter: Sendable {
         if newlines >= 2 { return true }
         while index > range.lowerBound, Self.closers.contains(scalars[index - 1]) { index -= 1 }
         guard index > range.lowerBound else { return false }
-        let last = scalars[index - 1]
-        return Self.sentenceEnds.contains(last) || Self.isCJKStop(last)
+        return sentenceEnd(at: index - 1) != nil
+    }
+
+    /// Where the piece ends if the scalar at `index` ends a sentence: after it, its closing
+    /// quotes and brackets, and the space that follows. Nil for a full stop that is part of a
+    /// word ("35.20", "example.org") or of an abbreviation (`isAbbreviation(before:)`).
+    func sentenceEnd(at index: Int) -> Int? {
+        let scalar = scalars[index]
+        guard Self.sentenceEnds.contains(scalar) || Self.isCJKStop(scalar) else { return nil }
+        var end = index + 1
+        while end < count, Self.closers.contains(scalars[end]) { end += 1 }
+        guard end >= count || scalars[end].properties.isWhitespace || Self.isCJKStop(scalar) else { return nil }
+        if scalar == ".", end == index + 1, isAbbreviation(before: index) { return nil }
+        while end < count, scalars[end].properties.isWhitespace { end += 1 }
+        return end
+    }
+
+    /// True when the full stop at `period` most likely ends an abbreviation, not a sentence,
+    /// judged by the word before it and the first letter after it: a human narrator reads on
+    /// through "Mr. Smith", "J. R. R. Tolkien", "S.E. of the town", "p. 5", "5 p.m. on Sunday",
+    /// where a cut would make the voice fall and pause as at a sentence's end.
+    ///
+    ///     TextSegmenter("Mr. Smith came.").segment(from: 0)   // 0..<15, one piece
+    func isAbbreviation(before period: Int) -> Bool {
+        var wordStart = period
+        while wordStart > 0, !scalars[wordStart - 1].properties.isWhitespace,
+              !Self.openers.contains(scalars[wordStart - 1]) { wordStart -= 1 }
+        guard wordStart < period else { return false }
+        var next = period + 1
+        while next < count, scalars[next].properties.isWhitespace || Self.openers.contains(scalars[next]) {
+            if scalars[next] == "\n", next + 1 < count, scalars[next + 1] == "\n" { return false }
+            next += 1
+        }
+        guard next < count else { return false }
+        let following = scalars[next].properties
+        if following.isLowercase { return true }   // a sentence starts with a capital, not this
+        let word = String(String.UnicodeScalarView(scalars[wordStart..<period]))
+        if following.isUppercase {
+            let letters = word.unicodeScalars
+            return (letters.count == 1 && letters.first!.properties.isUppercase)   // an initial
+                || Self.titles.contains(word.lowercased())
+        }
+        return following.numericType != nil && Self.beforeNumbers.contains(word.lowercased())
+    }
+
+    /// The text's sentences as narration reads them (its pieces, a long sentence's cuts joined
+    /// again), each without the space after it: what the read-along page marks around the word.
+    ///
+    ///     TextSegmenter("Mr. Smith came. He sat.\n\nEnd").sentences()   // [0..<15, 16..<23, 25..<28]
+    public func sentences() -> [Range<Int>] {
+        var sentences: [Range<Int>] = []
+        var start = 0, sentenceStart = 0
+        while start < count {
+            let piece = segment(from: start)
+            start = piece.upperBound
+            guard isPhraseEnd(piece) else { continue }
+            var end = piece.upperBound
+            while end > sentenceStart, scalars[end - 1].properties.isWhitespace { end -= 1 }
+            if end > sentenceStart { sentences.append(sentenceStart..<end) }
+            sentenceStart = start
+        }
+        return sentences
     }
 
     public func text(_ range: Range<Int>) -> String {
@@ -125,6 +178,18 @@ public struct TextSegmenter: Sendable {
 
     static let sentenceEnds: Set<Unicode.Scalar> = [".", "!", "?", "…", ";"]
     static let closers: Set<Unicode.Scalar> = ["\"", "'", ")", "]", "\u{201D}", "\u{2019}", "»"]
+    static let openers: Set<Unicode.Scalar> = ["\"", "'", "(", "[", "\u{201C}", "\u{2018}", "«", "\u{201E}"]
+    /// Written before a name: "Dr. Jones", "St. Paul", "Mme. Curie", "Hr. Müller".
+    static let titles: Set<String> = [
+        "mr", "mrs", "ms", "mx", "messrs", "dr", "prof", "st", "mt", "rev", "hon", "fr", "sr", "sra", "srta",
+        "gen", "col", "capt", "lt", "sgt", "cmdr", "adm", "gov", "sen", "pres", "mme", "mlle", "hr", "frl",
+        "e.g", "i.e", "cf", "vs", "viz", "z.b", "d.h", "u.a", "vgl", "bzw",
+    ]
+    /// Written before a number: "No. 5", "p. 12", "Fig. 3", "Nr. 7".
+    static let beforeNumbers: Set<String> = [
+        "no", "nos", "nr", "p", "pp", "fig", "figs", "vol", "vols", "ch", "chap", "sec", "art", "ca", "approx",
+        "op", "s", "bd", "n", "vs", "cf",
+    ]
 
     static func isCJKStop(_ scalar: Unicode.Scalar) -> Bool {
         scalar == "。" || scalar == "！" || scalar == "？"

@@ -1,5 +1,6 @@
 import Foundation
 import LectorBus
+import LectorCore
 import LectorInterface
 import LectorLoop
 
@@ -156,7 +157,9 @@ public final class NarratorLink {
         let fetch = Task { @MainActor in
             let reply = try await self.call(MPRISNames.narrator, MPRISNames.narrator, "GetChapterMarkup", on: BusNames.objectPath,
                                             timeout: 60_000_000) { try $0.append(UInt32(clamping: chapter)) }
-            return ViewChapterMarkup(chapter: chapter, trackID: try reply.readObjectPath(), html: try reply.readString())
+            let trackID = try reply.readObjectPath(), html = try reply.readString()
+            return ViewChapterMarkup(chapter: chapter, trackID: trackID, html: html,
+                                     sentences: await self.sentences(ofChapter: chapter))
         }
         markups[key] = fetch
         markupOrder.append(key)
@@ -167,6 +170,17 @@ public final class NarratorLink {
             markups[key] = nil   // not kept: the next ask tries again
             throw error
         }
+    }
+
+    /// The chapter's sentences, cut from its text (Narrator1.GetChapterText) by narration's own
+    /// segmenter; none if the text cannot be had.
+    private func sentences(ofChapter chapter: Int) async -> [[Int]] {
+        guard let reply = try? await call(MPRISNames.narrator, MPRISNames.narrator, "GetChapterText", on: BusNames.objectPath,
+                                          timeout: 60_000_000, { try $0.append(UInt32(clamping: chapter)) }),
+              (try? reply.readObjectPath()) != nil, let text = try? reply.readString()
+        else { return [] }
+        // Off the main actor: a long chapter takes a while to cut.
+        return await Task.detached { TextSegmenter(text).sentences().map { [$0.lowerBound, $0.upperBound] } }.value
     }
 
     /// An image of the open book, by manifest id: (media type, bytes).

@@ -39,4 +39,8 @@ public struct ViewChapterMarkup: Codable, Equatable, Sendable {
     public var chapter: Int
     public var trackID: String
     public var html: String
+    /// The chapter's sentences as narration reads them, as [start, end) scalar offsets of its
+    /// text: the page marks the one around the word (`TextSegmenter.sentences()`, one rule for
+    /// narration and page). Empty if the text could not be had: the page marks the block.
+    public var sentences: [[Int]]
 }

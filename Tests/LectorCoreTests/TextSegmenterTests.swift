@@ -22,6 +22,46 @@ final class TextSegmenterTests: XCTestCase {
         XCTAssertEqual(segmenter.text(segmenter.segment(from: 0)), "Pay 35.20 now. ")
     }
 
+    private func pieces(_ text: String) -> [String] {
+        let segmenter = TextSegmenter(text)
+        var pieces: [String] = []
+        var start = 0
+        while start < segmenter.count {
+            let range = segmenter.segment(from: start)
+            pieces.append(segmenter.text(range))
+            start = range.upperBound
+        }
+        return pieces
+    }
+
+    func testAbbreviationsAndInitialsDoNotEndASentence() {
+        XCTAssertEqual(pieces("Mr. Smith met Dr. Jones. They talked."), ["Mr. Smith met Dr. Jones. ", "They talked."])
+        XCTAssertEqual(pieces("J. R. R. Tolkien wrote it. Then"), ["J. R. R. Tolkien wrote it. ", "Then"])
+        XCTAssertEqual(pieces("It lies S.E. of the town, e.g. near (St. Paul's). Yes"),
+                       ["It lies S.E. of the town, e.g. near (St. Paul's). ", "Yes"])
+        XCTAssertEqual(pieces("See No. 5 on p. 12 at 5 p.m. on Sunday. Done"),
+                       ["See No. 5 on p. 12 at 5 p.m. on Sunday. ", "Done"])
+        XCTAssertEqual(pieces("Hr. Müller kam z.B. später. Gut"), ["Hr. Müller kam z.B. später. ", "Gut"])
+    }
+
+    func testWordsLikeAbbreviationsStillEndSentencesWhereTheyEnd() {
+        // "No" before a capital, a title at a paragraph's end, an initialism before a capital,
+        // a sentence's last word in quotes.
+        XCTAssertEqual(pieces("He said No. Then he left."), ["He said No. ", "Then he left."])
+        XCTAssertEqual(pieces("Call the Dr.\n\nThe next"), ["Call the Dr.\n\n", "The next"])
+        XCTAssertEqual(pieces("She moved to the U.S. The end."), ["She moved to the U.S. ", "The end."])
+        XCTAssertEqual(pieces("\"Go.\" he said. \"Now.\" She"), ["\"Go.\" ", "he said. ", "\"Now.\" ", "She"])
+        let segmenter = TextSegmenter("Mr. Smith")
+        XCTAssertFalse(segmenter.isPhraseEnd(0..<4), "a piece cut after an abbreviation ends no phrase")
+    }
+
+    func testSentencesJoinALongSentencesCutsAndLeaveOutTheSpacesBetween() {
+        XCTAssertEqual(TextSegmenter("Mr. Smith came. He sat.\n\nEnd").sentences(), [0..<15, 16..<23, 25..<28])
+        let long = "a " + String(repeating: "word ", count: 20) + "end. Next one."
+        XCTAssertEqual(TextSegmenter(long, maximumLength: 32).sentences(), [0..<(long.count - 10), (long.count - 9)..<long.count])
+        XCTAssertEqual(TextSegmenter("").sentences(), [])
+    }
+
     func testLongSentencesAreCutAtASpace() {
         let text = String(repeating: "word ", count: 50)
         let segmenter = TextSegmenter(text, maximumLength: 32)

@@ -99,7 +99,7 @@ final class ReadAlongTests: SharedDaemonTestCase {
         }
         let sentences = (1...12).map { "Sentence \($0) tells how the quiet river runs past the old mill and the green fields." }
         let c1 = chapter("The River", """
-            <p>The river 𝔘 runs <em>slowly</em> past the <strong>old mill</strong>, where the farmer walks.<sup><a href="#n1" epub:type="noteref">1</a></sup></p>
+            <p>The river 𝔘 runs <em>slowly</em> past the <strong>old mill</strong>, where Mr. Hale the farmer walks. He waves.<sup><a href="#n1" epub:type="noteref">1</a></sup></p>
             <ul><li>First the bridge.</li><li>Then the stones.</li></ul>
             <figure><img src="images/pic.png" alt="A small picture"/><figcaption>A picture of the mill.</figcaption></figure>
             <table><tr><td>Left bank</td><td>Right bank</td></tr></table>
@@ -192,6 +192,15 @@ final class ReadAlongTests: SharedDaemonTestCase {
         _ = try browser.eval("(() => { const t = document.getElementById('theme'); t.value = 'light'; t.dispatchEvent(new Event('change')); })()")
         let sentence = try XCTUnwrap(browser.eval("[...CSS.highlights.get('lector-sentence')][0].toString()") as? String)
         XCTAssertTrue(sentence.contains(slice(text, start, length)), "the sentence \"\(sentence)\" holds the word")
+
+        // The sentence marked is the one narration reads: an abbreviation does not end it.
+        let chapter = String(String.UnicodeScalarView(text))
+        for (word, expected) in [("Hale", "The river 𝔘 runs slowly past the old mill, where Mr. Hale the farmer walks."),
+                                 ("waves", "He waves.")] {
+            let offset = try XCTUnwrap(chapter.range(of: word)).lowerBound.samePosition(in: chapter.unicodeScalars)
+                .map { chapter.unicodeScalars.distance(from: chapter.unicodeScalars.startIndex, to: $0) }
+            XCTAssertEqual(try browser.eval("window.lectorView.sentenceText(\(try XCTUnwrap(offset)))") as? String, expected, diagnostics)
+        }
     }
 
     func testClickingAWordReadsFromThatWord() throws {

@@ -17,6 +17,7 @@ const view = {
   loading: -1,          // the chapter being fetched
   spans: [],            // span[data-o] in text order
   offsets: [],          // their data-o values
+  sentences: [],        // [start, end) of the chapter's sentences, in order (from the server)
   range: null,          // the last SpeakingRange {chapter, start, length}
   following: true,
   ourScroll: false,     // the page is scrolling itself to the reading line
@@ -106,7 +107,7 @@ function offsetAt(node, unitOffset) {
   return Number(span.dataset.o) + Array.from(text).length;
 }
 
-// ---- Sentences: the text of the heard word's block, cut at sentence ends ----
+// ---- Sentences: narration's own, from the server, within the heard word's block ----
 
 function blockOf(span) { return span.parentElement.closest(BLOCKS) || view.article; }
 
@@ -116,32 +117,14 @@ function sentenceAround(index, offset) {
   let first = index, last = index;
   while (first > 0 && blockOf(view.spans[first - 1]) === block) first--;
   while (last + 1 < view.spans.length && blockOf(view.spans[last + 1]) === block) last++;
-  const ends = /[.!?…。！？]["'”’»)\]]*$/;
   let start = view.offsets[first], end = view.offsets[last] + scalarLength(view.spans[last]);
-  // Backwards: the nearest sentence end before the word.
-  for (let i = index; i >= first; i--) {
-    const chars = Array.from(view.spans[i].textContent);
-    const limit = i === index ? offset - view.offsets[i] : chars.length;
-    for (let k = limit - 1; k >= 0; k--) {
-      if (/[.!?…。！？]/.test(chars[k]) && (k + 1 >= chars.length || /\s/.test(chars[k + 1]))) {
-        start = view.offsets[i] + k + 1;
-        i = -1;
-        break;
-      }
-    }
+  // The last sentence starting at or before the word (they are in order).
+  let low = 0, high = view.sentences.length - 1, found = null;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (view.sentences[middle][0] <= offset) { found = view.sentences[middle]; low = middle + 1; } else { high = middle - 1; }
   }
-  // Forwards: the next sentence end at or after the word.
-  outer: for (let i = index; i <= last; i++) {
-    const chars = Array.from(view.spans[i].textContent);
-    const from = i === index ? Math.max(0, offset - view.offsets[i]) : 0;
-    for (let k = from; k < chars.length; k++) {
-      if (/[.!?…。！？]/.test(chars[k]) && (k + 1 >= chars.length || /\s/.test(chars[k + 1]))) {
-        end = view.offsets[i] + k + 1;
-        break outer;
-      }
-    }
-    if (i < last && ends.test(view.spans[i].textContent)) { end = view.offsets[i] + chars.length; break; }
-  }
+  if (found && offset < found[1]) { start = Math.max(start, found[0]); end = Math.min(end, found[1]); }
   return [start, end];
 }
 
@@ -230,6 +213,7 @@ async function loadChapter(number) {
   view.article.replaceChildren(template.content);
   view.spans = Array.from(view.article.querySelectorAll("span[data-o]"));
   view.offsets = view.spans.map((span) => Number(span.dataset.o));
+  view.sentences = markup.sentences || [];
   view.chapter = number;
   view.html = markup.html;                // kept for the benchmark's render-only timing
   view.cursor = null;
@@ -524,6 +508,14 @@ function setUpSettings() {
 }
 
 window.lectorView.control = control;
+/// For the tests: the text the sentence highlight would mark around a word at `offset`.
+window.lectorView.sentenceText = (offset) => {
+  const index = spanIndex(offset);
+  if (index < 0) return null;
+  const [start, end] = sentenceAround(index, offset);
+  const range = textRange(start, end);
+  return range ? range.toString() : null;
+};
 view.article = $("chapter");
 setUpSettings();
 setUpControls();
