@@ -8,6 +8,7 @@ struct Cancel: ParsableCommand {
         abstract: "Cancel an announcement by id, or all of them.",
         discussion: """
             Ids are printed by `lector say --print-id` and listed by `lector queue`.
+
             Examples:
               lector cancel 42
               lector cancel --all

@@ -9,10 +9,11 @@ struct Chapters: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the chapters of the book being read.",
         discussion: """
-            Number, title (indented by its depth in the table of contents) and duration at the
-            current speed (estimated from the text, ? until the chapter has been read from the
-            book); the chapter being read is marked ▶. Piped: tab-separated (number, depth,
+            Number, title (indented by its depth in the table of contents) and duration at the \
+            current speed (estimated from the text, ? until the chapter has been read from the \
+            book); the chapter being read is marked ▶. Piped: tab-separated (number, depth, \
             title, seconds, current).
+
             Example: lector chapters; then lector read BOOK --chapter N
             """)
 

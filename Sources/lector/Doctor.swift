@@ -13,10 +13,11 @@ import LectorState
 /// `lector doctor`: checks what Lector needs, one line per check, and says how to fix what is wrong.
 struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check the session bus, sound server, voices, config and installed files.",
+        abstract: "Check the bus, sound server, voices, config and installed files.",
         discussion: """
-            Prints one line per check: ok, warning or FAIL, with what is wrong and how to fix it.
+            Prints one line per check: ok, warning or FAIL, with what is wrong and how to fix it. \
             Exits with status 1 if any check failed. It never starts the daemon.
+
             Example: lector doctor --config ~/new-config.toml
             """)
 

@@ -5,16 +5,19 @@ import ArgumentParser
 @main
 struct Lector: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Reads text aloud on the Linux desktop (espeak-ng, PulseAudio/PipeWire, D-Bus).",
+        abstract: "Reads books and messages aloud (espeak-ng, PulseAudio/PipeWire).",
+        // Prose lines end in \ (one paragraph): the help wraps each line at the terminal's width.
         discussion: """
             Examples:
-              lector serve                         run the daemon on the session bus
-              lector say Payment received          speak through the running daemon
+              lector serve                  run the daemon on the session bus
+              lector say Payment received   speak through the running daemon
               echo "Build done" | lector say -w -
-              lector read book.epub                read a book aloud (media keys control it)
-            Exit status: 0 success, 1 a failure (the message says what), 64 a command line that
-            is wrong in itself (an unknown option, --rate fast or --rate 3), 128+N after signal N
-            (Ctrl-C during say --wait cancels the speech and exits 130).
+              lector read book.epub         read a book aloud (media keys control it)
+
+            Exit status: 0 success, 1 a failure (the message says what), 64 a \
+            command line that is wrong in itself (an unknown option, --rate fast \
+            or --rate 3), 128+N after signal N (Ctrl-C during say --wait cancels \
+            the speech and exits 130).
             """,
         version: "lector \(BusNames.version)",
         subcommands: [Serve.self, Say.self, Cancel.self, Queue.self, Notifications.self, Read.self, Status.self,

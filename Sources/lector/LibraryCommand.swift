@@ -13,9 +13,10 @@ struct LibraryCommand: ParsableCommand {
         commandName: "library",
         abstract: "List the books you have read: progress, time left, last listened.",
         discussion: """
-            A table on a terminal; tab-separated lines when piped (title, authors, progress %,
-            time left, last listened (ISO 8601), state (open, missing or -), file).
+            A table on a terminal; tab-separated lines when piped (title, authors, progress %, \
+            time left, last listened (ISO 8601), state (open, missing or -), file). \
             A book whose file was moved or deleted is listed as missing, never dropped.
+
             Examples:
               lector library
               lector library --forget "The Waste Land"     by title, file or identity

@@ -6,14 +6,16 @@ import LectorInterface
 /// stop; which apps are read.
 struct Notifications: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Turn reading desktop notifications aloud on or off (remembered across restarts), and choose the apps.",
+        abstract: "Read desktop notifications aloud or not, and choose the apps.",
         discussion: """
-            Only allowed apps are read, as "app: summary" (the body only with read-body = true),
-            never during quiet-hours: the apps in config.toml's [notifications] allow list and
-            those allowed here. This choice wins over the file's `enabled`.
+            Only allowed apps are read, as "app: summary" (the body only with read-body = true), \
+            never during quiet-hours: the apps in config.toml's [notifications] allow list and \
+            those allowed here. This choice is remembered across restarts and wins over the file's `enabled`.
+
             Examples:
               lector notifications on
-              lector notifications allow Thunderbird     the name its notifications carry; * for every app
+              lector notifications allow Thunderbird   the name its notifications carry
+              lector notifications allow '*'           every app
               lector notifications deny Thunderbird
               lector notifications status
             """)

@@ -12,17 +12,19 @@ import LectorSpeech
 /// entry and check it before listening again. Runs espeak-ng itself: needs no daemon.
 struct Phonemes: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the phonemes espeak-ng says for a text or a book's chapter, lexicons applied.",
+        abstract: "Show what espeak-ng says for a text or a chapter, lexicons applied.",
         discussion: """
-            Standard output gets espeak-ng's phoneme mnemonics, one line per clause (for a book:
-            each segment's text, then its phonemes indented); standard error says which words a
-            lexicon replaced and by what. A mnemonic espeak-ng does not know ends its word early,
+            Standard output gets espeak-ng's phoneme mnemonics, one line per clause (for a book: \
+            each segment's text, then its phonemes indented); standard error says which words a \
+            lexicon replaced and by what. A mnemonic espeak-ng does not know ends its word early, \
             so phonemes cut short point at an IPA symbol to change in config.toml.
+
             Examples:
-              lector phonemes A bowl of quinoa              espeak-ng alone: kwIn'oU@
-              lector phonemes --ipa -l en-GB tomato          in IPA, British English
-              lector phonemes --book atlas.epub --chapter 3  what narration says in chapter 3
-            After adding  quinoa = "/ˈkiːnwɑː/"  under [pronunciation.en] in config.toml,
+              lector phonemes A bowl of quinoa          espeak-ng alone: kwIn'oU@
+              lector phonemes --ipa -l en-GB tomato     in IPA, British English
+              lector phonemes --book atlas.epub -c 3    what narration says in chapter 3
+
+            After adding  quinoa = "/ˈkiːnwɑː/"  under [pronunciation.en] in config.toml, \
             the first example shows 'ki:nwA: (the daemon applies it at SIGHUP or its Reload method).
             """)
 

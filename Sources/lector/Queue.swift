@@ -7,8 +7,9 @@ struct Queue: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the announcement being spoken and the waiting ones.",
         discussion: """
-            One line each: id, priority, state (speaking or waiting) and the start of the text.
+            One line each: id, priority, state (speaking or waiting) and the start of the text. \
             It never starts the daemon: without one, nothing is spoken or waiting.
+
             Example: lector queue
             """)
 

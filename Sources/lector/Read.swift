@@ -9,16 +9,18 @@ struct Read: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Read a book (EPUB or plain text) aloud, resuming where you stopped.",
         discussion: """
-            The book then shows in media controls (MPRIS: org.mpris.MediaPlayer2.lector), so media
-            keys, playerctl and the lock screen control it. Without a file, the book read last
+            The book then shows in media controls (MPRIS: org.mpris.MediaPlayer2.lector), so media \
+            keys, playerctl and the lock screen control it. Without a file, the book read last \
             is resumed at its bookmark (also after a restart).
+
             Examples:
               lector read ~/Books/moby-dick.epub
               lector read                          the book read last, where you stopped
               lector read notes.txt --chapter 3
               lector read novel.epub --from-start
               lector read novel.epub --rate 1.4 --voice en-gb
-            The rate and voice given here (or set later: lector rate, Narrator1.Voice) are
+
+            The rate and voice given here (or set later: lector rate, Narrator1.Voice) are \
             remembered for this book; other books keep config.toml's defaults.
             """)
 

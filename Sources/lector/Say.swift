@@ -9,13 +9,15 @@ struct Say: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Speak a text through the Lector daemon.",
         discussion: """
-            The daemon is started by D-Bus activation if none runs (or, without an installed
-            activation file, by this command itself).
+            The daemon is started by D-Bus activation if none runs (or, without an installed \
+            activation file, by this command itself). \
             The words are joined with spaces, as spd-say and espeak-ng do, so quotes are optional.
+
             Examples:
               lector say Payment received: 35.20
               lector say -l zh-CN 你好
               dmesg | tail -1 | lector say -w -r 1.5 -
+
             Ctrl-C while `--wait` waits cancels that speech.
             """)
 

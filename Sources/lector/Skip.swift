@@ -9,9 +9,10 @@ struct Skip: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Skip back or ahead in the book being read.",
         discussion: """
-            Book time, as MPRIS Seek counts it (at 2× speed, +30s is 15 s of listening). It goes
-            across chapters, lands on the start of a word, and stops at the book's start and its
+            Book time, as MPRIS Seek counts it (at 2× speed, +30s is 15 s of listening). It goes \
+            across chapters, lands on the start of a word, and stops at the book's start and its \
             last word. Playing goes on playing, paused stays paused.
+
             Examples:
               lector skip -15s
               lector skip +30s

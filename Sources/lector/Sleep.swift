@@ -7,13 +7,14 @@ import LectorInterface
 /// `lector sleep 20m | 1h30m | chapter | off`: pause narration later, fading the last 20 s.
 struct Sleep: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Pause narration after a while of listening, or at the end of the chapter.",
+        abstract: "Pause narration after a while of listening, or at the chapter's end.",
         discussion: """
-            The time counts while narration plays (a pause holds it), up to 24h. The last 20 s
-            fade out (Lector's own narration only; other apps are untouched), then narration
-            pauses and the bookmark is written. Play, seek or a rate change while it fades brings
-            the volume back (the timer still ends on time); a new `lector sleep` replaces it.
+            The time counts while narration plays (a pause holds it), up to 24h. The last 20 s \
+            fade out (Lector's own narration only; other apps are untouched), then narration \
+            pauses and the bookmark is written. Play, seek or a rate change while it fades brings \
+            the volume back (the timer still ends on time); a new `lector sleep` replaces it. \
             Without an argument: the timer now.
+
             Examples:
               lector sleep 45s
               lector sleep 1h30m

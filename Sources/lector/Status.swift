@@ -8,8 +8,9 @@ struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the book, chapter and position being read.",
         discussion: """
-            With --follow: a live progress bar on a terminal, one line per change otherwise.
+            With --follow: a live progress bar on a terminal, one line per change otherwise. \
             It never starts the daemon: without one it says that Lector is not running.
+
             Example: lector status --follow
             """)
 

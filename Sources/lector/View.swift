@@ -15,7 +15,7 @@ import LectorView
 ///     lector view --no-browser    # prints the page's address and serves until idle (scripts, tests)
 struct View: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Open the read-along page: the book, with the word being heard highlighted.",
+        abstract: "Open the read-along page: the book, the word being heard marked.",
         discussion: """
             Examples:
               lector view

@@ -9,9 +9,10 @@ struct Voices: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the installed voices and their languages.",
         discussion: """
-            A table on a terminal; tab-separated lines when piped (name, languages, gender,
-            identifier). Any name, identifier or language shown works with say --voice,
+            A table on a terminal; tab-separated lines when piped (name, languages, gender, \
+            identifier). Any name, identifier or language shown works with say --voice, \
             read --voice and config.toml's [voices].
+
             Examples:
               lector voices
               lector voices en          voices for English (en, en-gb, en-us, ...)
