@@ -29,7 +29,7 @@ public enum PronunciationProbe {
             guard wanted() else { return completion(nil) }
             let sample = PronunciationSample(texts: texts)
             guard sample.isUsable else { return completion(nil) }
-            engine.phonemes(of: sample.queries, voice: voice, afterSpeeches: afterSpeeches, wanted: wanted) { readings in
+            engine.phonemesInBackground(of: sample.queries, voice: voice, afterSpeeches: afterSpeeches, wanted: wanted) { readings in
                 guard let readings else { return completion(nil) }
                 let verdict = sample.verdict(voice: voice.name, readings: readings)
                 guard !verdict.isClean else { return completion(PronunciationReport(verdict: verdict)) }
@@ -47,7 +47,7 @@ public enum PronunciationProbe {
         guard let next = remaining.first else {
             return completion(PronunciationReport(verdict: verdict, suggestion: nil, tried: tried))
         }
-        engine.phonemes(of: sample.queries, voice: next, wanted: wanted) { readings in
+        engine.phonemesInBackground(of: sample.queries, voice: next, wanted: wanted) { readings in
             let tried = tried + [next.name]
             if let readings {
                 let candidate = sample.verdict(voice: next.name, readings: readings)

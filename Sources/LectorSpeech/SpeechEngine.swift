@@ -31,7 +31,7 @@ public final class SpeechEngine: @unchecked Sendable {
         var request: SpeechRequest
         var voice: Voice
         var delivery: Delivery = .immediate
-        /// Set for `phonemes(of:voice:)`: the phoneme trace is kept, the sound dropped.
+        /// Set for `phonemeTrace(of:voice:ipa:)`: the phoneme trace is kept, the sound dropped.
         var trace: TraceResult?
         /// The trace in IPA rather than espeak-ng's mnemonics.
         var traceIPA = false
@@ -43,7 +43,7 @@ public final class SpeechEngine: @unchecked Sendable {
         var text: String?
     }
 
-    /// Text to turn into phonemes with a voice (`phonemes(of:voice:completion:)`).
+    /// Text to turn into phonemes with a voice (`phonemesInBackground(of:voice:completion:)`).
     private struct PhonemeJob {
         var voice: Voice
         var texts: [String]
@@ -113,7 +113,7 @@ public final class SpeechEngine: @unchecked Sendable {
     /// dropped. `request.phonemeInput` reads `[[…]]` as phonemes, as narration does. Blocks the
     /// calling thread until done (the CLI's `lector phonemes`; never the event loop); nil when
     /// the voice cannot be loaded or the engine stops.
-    public func phonemes(of request: SpeechRequest, voice: Voice, ipa: Bool = false) -> String? {
+    public func phonemeTrace(of request: SpeechRequest, voice: Voice, ipa: Bool = false) -> String? {
         let result = TraceResult()
         inbox.lock()
         guard !stopping else {
@@ -137,7 +137,7 @@ public final class SpeechEngine: @unchecked Sendable {
     /// `wanted` is asked before each stretch: once false, the job ends (completion gets nil).
     /// `afterSpeeches`: wait for a speech after that many (`speechesRun` when the work was
     /// decided; default: now).
-    public func phonemes(of texts: [String], voice: Voice, afterSpeeches: Int? = nil,
+    public func phonemesInBackground(of texts: [String], voice: Voice, afterSpeeches: Int? = nil,
                          wanted: @escaping @Sendable () -> Bool = { true },
                          completion: @escaping @Sendable ([String]?) -> Void) {
         inbox.lock()

@@ -148,7 +148,7 @@ struct Phonemes: ParsableCommand {
     private func phonemes(_ prepared: Pronouncer.Prepared, engine: SpeechEngine, voice: Voice) throws -> String {
         var request = try SpeechRequest(text: prepared.text.isEmpty ? " " : prepared.text)
         request.phonemeInput = prepared.usesPhonemes
-        guard let said = engine.phonemes(of: request, voice: voice, ipa: ipa) else {
+        guard let said = engine.phonemeTrace(of: request, voice: voice, ipa: ipa) else {
             throw CLIError("espeak-ng could not load the voice \(voice.identifier)")
         }
         return said
