@@ -46,6 +46,8 @@ let package = Package(
 
         // The bus vocabulary shared by the daemon, the CLI and the tests: names, paths, errors, option keys.
         .target(name: "LectorInterface"),
+        // posix_spawn as every child of Lector starts: the CLI's daemon and view server, the test kit's processes.
+        .target(name: "LectorSpawn"),
         // The SSML check of Speak's `ssml` option: libxml2 reads (well-formedness, offsets), espeak-ng's
         // own rules are Swift. Its own target so that LectorCore imports no C library (SSMLCheck's doc
         // comment says why libxml2 rather than FoundationXML).
@@ -83,11 +85,11 @@ let package = Package(
                 exclude: ["Page"]),
         .executableTarget(name: "lector",
                           dependencies: ["LectorDaemon", "LectorView", "LectorInterface", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
-                                         "LectorSpeech", "LectorLoop", "LectorBooks",
+                                         "LectorSpeech", "LectorLoop", "LectorBooks", "LectorSpawn",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .target(name: "LectorTestKit",
-                dependencies: ["LectorCore", "LectorLoop", "LectorAudio", "LectorPolicy",
+                dependencies: ["LectorCore", "LectorLoop", "LectorAudio", "LectorPolicy", "LectorSpawn",
                                .product(name: "ZIPFoundation", package: "ZIPFoundation")],
                 exclude: ["browser-driver.py"]),
         // Every benchmark (latency, idle, narration-yield, player, get-all, policy; docs/benchmarks.md)

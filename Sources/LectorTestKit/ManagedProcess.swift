@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import LectorSpawn
 
 /// A child process the test owns, started with posix_spawn in its own process group so signals reach
 /// the whole group: a `sh -c "a | b"` pipeline, or the services a dbus-daemon activated, die with it.
@@ -169,57 +170,13 @@ public final class ManagedProcess: @unchecked Sendable {
 
     // MARK: - Spawning
 
-    private typealias CloseFromFunction = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-
-    /// glibc ≥ 2.34 has posix_spawn_file_actions_addclosefrom_np, but Swift's Glibc module does not export it.
-    private static let addCloseFrom: CloseFromFunction? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
-            return nil
-        }
-        return unsafeBitCast(symbol, to: CloseFromFunction.self)
-    }()
-
     private static func spawn(_ path: String, arguments: [String], environment: [String: String],
                               stdio: [Int32]) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (target, source) in stdio.enumerated() {
-            posix_spawn_file_actions_adddup2(&actions, source, Int32(target))
+        do {
+            // Its own process group: signals reach it and its children, none of ours.
+            return try Spawn.start(path, arguments: arguments, environment: environment, stdio: stdio, detach: .processGroup)
+        } catch {
+            throw TestKitError.failed("posix_spawn \(path): \(String(cString: strerror(error.code)))")
         }
-        // Leak nothing of the test process into the child (other children's pipes, sockets).
-        if let addCloseFrom {
-            _ = addCloseFrom(&actions, 3)
-        } else {
-            let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-            for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
-                posix_spawn_file_actions_addclose(&actions, descriptor)
-            }
-        }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Own process group; no signal blocked or ignored just because the test runner does so (e.g. SIGPIPE).
-        var noSignals = sigset_t(), allSignals = sigset_t()
-        sigemptyset(&noSignals)
-        sigfillset(&allSignals)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            throw TestKitError.failed("posix_spawn \(path): \(String(cString: strerror(result)))")
-        }
-        return pid
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 import Glibc
+import LectorSpawn
 
 /// Starts `lector serve` for a CLI command when no activation file does it: detached, so it
 /// never talks into the terminal that happened to start it and a Ctrl-C or a closed terminal
 /// there does not end it. Its own session (setsid: no controlling terminal, not in the shell's
 /// process group), standard input and output on /dev/null, the default signal dispositions
-/// and mask (a shell that ignores SIGINT for background jobs must not make the daemon ignore
-/// SIGTERM or SIGINT), and no file descriptor of the CLI but those three. Its log goes to the
+/// and mask, and no file descriptor of the CLI but those three (`Spawn`). Its log goes to the
 /// journal where journald runs (standard error then goes to /dev/null), else to
 /// `$XDG_STATE_HOME/lector/lector.log`.
 ///
@@ -47,34 +47,13 @@ enum DaemonLauncher {
         }
         defer { if errorOutput != null { close(errorOutput) } }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, null, 0)
-        posix_spawn_file_actions_adddup2(&actions, null, 1)
-        posix_spawn_file_actions_adddup2(&actions, errorOutput, 2)
-        if let closeFrom { _ = closeFrom(&actions, 3) }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t(), allSignals = sigset_t()
-        sigemptyset(&noSignals)
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(spawnSetSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = [strdup(executable), strdup("serve"), nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+        do {
+            let pid = try Spawn.start(executable, arguments: ["serve"], environment: environment,
+                                      stdio: [null, null, errorOutput], detach: .session)
+            return Launched(pid: pid, log: log)
+        } catch {
+            throw CLIError("cannot start \(executable) serve: \(String(cString: strerror(error.code)))")
         }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard result == 0 else { throw CLIError("cannot start \(executable) serve: \(String(cString: strerror(result)))") }
-        return Launched(pid: pid, log: log)
     }
 
     /// This very program: argv[0] resolved, or /proc/self/exe.
@@ -97,18 +76,4 @@ enum DaemonLauncher {
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
         return base + "/lector/lector.log"
     }
-
-    /// glibc's POSIX_SPAWN_SETSID (2.26+); Swift's Glibc module does not export it (it is _GNU_SOURCE).
-    private static let spawnSetSID: Int32 = 0x80
-
-    private typealias CloseFromFunction = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-
-    /// glibc ≥ 2.34 has posix_spawn_file_actions_addclosefrom_np, but Swift's Glibc module does not
-    /// export it; without it, descriptors opened with CLOEXEC (all of ours) do not leak anyway.
-    private static let closeFrom: CloseFromFunction? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
-            return nil
-        }
-        return unsafeBitCast(symbol, to: CloseFromFunction.self)
-    }()
 }

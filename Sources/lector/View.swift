@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import LectorBus
 import LectorInterface
+import LectorSpawn
 import LectorView
 
 /// `lector view`: the read-along page, in the default browser.
@@ -86,28 +87,18 @@ struct View: ParsableCommand {
     private func startServer() throws -> String {
         var pipe: [Int32] = [0, 0]
         guard Glibc.pipe(&pipe) == 0 else { throw CLIError("cannot start the read-along server: \(String(cString: strerror(errno)))") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, pipe[0])
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Self.spawnSetsid)
+        let null = Glibc.open("/dev/null", O_RDWR | O_CLOEXEC)
+        defer { if null >= 0 { close(null) } }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let arguments = [executable, "view", "--serve", "--report-url", "--idle-exit", String(idleExit)]
-        let environment = ProcessInfo.processInfo.environment.map { "\($0)=\($1)" }
-        var pid: pid_t = 0
-        let spawned = withCStrings(arguments) { argv in
-            withCStrings(environment) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
+        let arguments = ["view", "--serve", "--report-url", "--idle-exit", String(idleExit)]
+        let spawned = Result { () throws(Spawn.Failure) in
+            try Spawn.start(executable, arguments: arguments, environment: ProcessInfo.processInfo.environment,
+                            stdio: [null, pipe[1], null], detach: .session)
         }
         close(pipe[1])
         defer { close(pipe[0]) }
-        guard spawned == 0 else {
-            throw CLIError("cannot start the read-along server: \(String(cString: strerror(spawned)))")
+        if case .failure(let failure) = spawned {
+            throw CLIError("cannot start the read-along server: \(String(cString: strerror(failure.code)))")
         }
         // The first line is the address; the server exits only if it cannot start.
         var line = [UInt8]()
@@ -118,10 +109,6 @@ struct View: ParsableCommand {
         }
         return String(decoding: line, as: UTF8.self)
     }
-
-    /// glibc's POSIX_SPAWN_SETSID (a _GNU_SOURCE constant Swift does not import): the server
-    /// leaves the terminal's session, so closing the terminal does not end it.
-    static let spawnSetsid: Int16 = 0x80
 
     /// The address of the server running in this session, if any; D-Bus activation starts one
     /// where its activation file is installed (the package), under its own unit.
@@ -153,11 +140,4 @@ struct View: ParsableCommand {
             close(null)
         }
     }
-}
-
-/// Runs `body` with `strings` as a NULL-terminated C array (argv, envp).
-func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
-    var pointers = strings.map { strdup($0) } + [nil]
-    defer { for pointer in pointers { free(pointer) } }
-    return body(pointers)
 }
