@@ -110,6 +110,11 @@ public final class PlaybackStream {
     private var timingWaiters: [@MainActor (Int64) -> Void] = []
     private var timingInFlight = false
     private var timingStale = false
+    /// Until when (CLOCK_MONOTONIC, ns) a reply saying "not playing" with audio queued is asked
+    /// again: set as the cork is lifted.
+    private var startingUntil: UInt64 = 0
+    /// Asks again, a moment later, while the server says "not playing" just after an uncork.
+    private var startTimer: (any LoopTimer)?
     private var fifoOffset = 0
     /// What was written to the server lately, as enqueued (before `gain`), newest last: what a
     /// rewrite sends again. Covers at least the server's buffer.
@@ -124,7 +129,7 @@ public final class PlaybackStream {
     private var flushedAt: Int64 = 0
 
     init(context: OpaquePointer, sampleRate: Int, properties: [String: String], buffering: Buffering,
-         idleBuffering: Buffering?) throws {
+         idleBuffering: Buffering?, loop: any LoopScheduling) throws {
         self.sampleRate = sampleRate
         self.buffering = buffering
         self.idleBuffering = idleBuffering
@@ -138,6 +143,7 @@ public final class PlaybackStream {
             throw SystemError(errno: 5, "pa_stream_new: \(String(cString: pa_strerror(pa_context_errno(context))))")
         }
         self.stream = stream
+        startTimer = try loop.makeTimer { [weak self] in self?.updateTiming() }
         let me = Unmanaged.passUnretained(self).toOpaque()
         pa_stream_set_state_callback(stream, { _, userdata in
             let me = Unmanaged<PlaybackStream>.fromOpaque(userdata!)
@@ -172,6 +178,8 @@ public final class PlaybackStream {
     /// the sound server before its context goes, and when the owner lets the stream go. What is
     /// still queued stays counted: `stop()` hands it back through `onConsumed`.
     public func invalidate() {
+        startTimer?.close()
+        startTimer = nil
         guard let stream else { return }
         self.stream = nil
         pa_stream_set_state_callback(stream, nil, nil)
@@ -343,6 +351,22 @@ public final class PlaybackStream {
         timingWaiters = []
         let frame = currentHeardFrame()
         for waiter in waiters { waiter(frame) }
+        // Asked as the cork was lifted, the server may answer "not playing" with seconds queued
+        // (nothing rendered since the uncork yet: PulseAudio a few ms, pipewire-pulse a graph
+        // cycle or two, seen up to 15 ms). The interpolated clock would then stand still until
+        // the next question, and Position with it (0.5 s behind in CI): ask again shortly.
+        if !isCorked, Self.monotonicNow() < startingUntil, let stream,
+           let info = pa_stream_get_timing_info(stream)?.pointee, info.playing == 0, info.write_index > info.read_index {
+            startTimer?.schedule(noLaterThan: Self.startingRetryMicroseconds)
+        }
+    }
+
+    private static let startingRetryMicroseconds: UInt64 = 4_000
+
+    private static func monotonicNow() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// Asks the server where playback is, for `currentHeardFrame()` to interpolate from; nobody
@@ -419,7 +443,10 @@ public final class PlaybackStream {
     private func setCorked(_ corked: Bool, idling: Bool = false) {
         isCorked = corked
         guard state == .ready, let stream else { return }
-        if !corked { apply(buffering) }
+        if !corked {
+            apply(buffering)
+            startingUntil = Self.monotonicNow() + 1_000_000_000
+        }
         Self.release(pa_stream_cork(stream, corked ? 1 : 0, nil, nil))
         if corked, idling, let idleBuffering { apply(idleBuffering) }
         // Answered after the cork: the position frozen by a pause reads right at once.

@@ -43,10 +43,13 @@ public final class SoundServer {
     private var streams: [WeakStream] = []
     /// Attached to each new context, detached before it goes.
     private weak var mirror: SoundServerMirror?
+    /// For the streams' timers.
+    private let loop: EventLoop
 
     public init(loop: EventLoop, properties: [String: String]) throws {
         guard let api = lector_pulse_api_new(loop.event) else { throw SystemError(errno: 12, "pa_mainloop_api") }
         self.api = api
+        self.loop = loop
         self.properties = properties
         retry = try loop.timer { [weak self] in self?.connect() }
     }
@@ -87,7 +90,7 @@ public final class SoundServer {
                            idleBuffering: PlaybackStream.Buffering? = .idle) throws -> PlaybackStream {
         guard let context else { throw SystemError(errno: 107, "the sound server is not connected") }
         let stream = try PlaybackStream(context: context, sampleRate: sampleRate, properties: properties,
-                                        buffering: buffering, idleBuffering: idleBuffering)
+                                        buffering: buffering, idleBuffering: idleBuffering, loop: loop)
         streams.removeAll { $0.stream == nil }
         streams.append(WeakStream(stream: stream))
         return stream
