@@ -59,7 +59,11 @@ public struct RouteWatch: Sendable {
             if lastSink?.stream == own { lastSink = nil }
             return
         }
-        if let sink = snapshot.sinks[stream.device] { lastSink = (own, sink) }
+        if let sink = snapshot.sinks[stream.device] {
+            lastSink = (own, sink)
+        } else if let last = lastSink, snapshot.sinks[last.sink.index]?.name != last.sink.name {
+            lastSink = nil   // its sink is gone, and that loss was told: a later attach is no loss
+        }
         if !stream.corked { runningSincePlay = own }
     }
 }

@@ -216,15 +216,45 @@ final class AudioPolicyDriverTests: XCTestCase {
         }
     }
 
-    func testAMoveOfOurPlayingStreamPausesButAMoveWhileCorkedDoesNot() throws {
+    func testAMoveOfOurPlayingStreamPausesButAMoveBeforePlayReachedTheServerDoesNot() throws {
         try withHarness { h in
+            // Paused (corked); `pactl set-default-sink speakers; playerctl play`: Play is handled
+            // before the move's event.
+            h.narration.status = .paused
             h.server.updatePlayback(40) { $0.corked = true }
+            h.narration.status = .playing
+            h.driver.narrationStarted()
             h.server.updatePlayback(40) { $0.device = H.speakers }
             XCTAssertEqual(h.narration.pauses, 0, "a corked stream heard nothing anywhere")
             h.server.updatePlayback(40) { $0.corked = false }
             h.server.updatePlayback(40) { $0.device = H.headset }
             XCTAssertEqual(h.narration.pauses, 1)
             XCTAssertEqual(h.driver.pausedBecause, "stream-moved")
+        }
+    }
+
+    func testPipeWiresCorkedAndDetachedMidMoveIsStillAMove() throws {
+        try withHarness { h in
+            h.server.updatePlayback(40) { $0.corked = true; $0.device = UInt32.max }
+            XCTAssertEqual(h.narration.pauses, 0)
+            h.server.updatePlayback(40) { $0.device = H.speakers }
+            XCTAssertEqual(h.narration.pauses, 1, "the running stream moved, through no sink, to the speakers")
+            XCTAssertEqual(h.driver.pausedBecause, "stream-moved")
+        }
+    }
+
+    func testAPlayAfterTheHeadsetWentAndCameBackIsNotTakenForItsRemovalAgain() throws {
+        try withHarness { h in
+            h.server.updatePlayback(40) { $0.corked = true; $0.device = UInt32.max }   // PipeWire parks it
+            h.server.removeSink(H.headset)
+            XCTAssertEqual(h.driver.pausedBecause, "device-removed")
+            h.server.addSink(SinkSnapshot(index: 3, name: "bt_headset", properties: ["device.form_factor": "headphone"]))
+            h.narration.status = .playing
+            h.driver.listenerActed(pausing: false)
+            h.driver.narrationStarted()
+            h.server.updatePlayback(40) { $0.device = 3; $0.corked = false }
+            XCTAssertEqual(h.narration.pauses, 1, "paused once, for the removal")
+            XCTAssertEqual(h.driver.pausedBecause, "")
         }
     }
 }

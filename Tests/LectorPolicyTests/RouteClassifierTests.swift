@@ -68,6 +68,15 @@ final class RouteClassifierTests: XCTestCase {
         XCTAssertNil(watch.loss(ofStream: me, before: playing, after: detached))
         let gone = M.snapshot([M.laptopHeadphonesIn], [M.lector(on: UInt32.max, corked: true)])
         XCTAssertEqual(watch.loss(ofStream: me, before: detached, after: gone), .deviceRemoved(sink: M.usbHeadsetName))
+        // The headset comes back (a new index), the listener plays, PipeWire attaches the stream:
+        // that removal was told once, and is not told again.
+        var back = M.usbHeadset
+        back.index = 99
+        let returned = M.snapshot([M.laptopHeadphonesIn, back], [M.lector(on: UInt32.max, corked: true)])
+        XCTAssertNil(watch.loss(ofStream: me, before: gone, after: returned))
+        watch.playStarted()
+        let playing2 = M.snapshot([M.laptopHeadphonesIn, back], [M.lector(on: 99, corked: false)])
+        XCTAssertNil(watch.loss(ofStream: me, before: returned, after: playing2))
     }
 
     // MARK: (a) laptop analog jack
