@@ -1,14 +1,15 @@
 /// Follows our playback stream from one sound-server snapshot to the next and says when the
 /// listener lost its route (``RouteClassifier``'s rules), keeping what two consecutive
 /// snapshots cannot show:
-/// - **Where the stream last played.** PipeWire detaches a stream while it relinks it (device
-///   `PA_INVALID_INDEX`), so a move can arrive as sink A → none → sink B, and neither step alone
-///   is a move.
+/// - **Where the stream last played.** pipewire-pulse can show a stream on no sink (device
+///   `PA_INVALID_INDEX`: before its first link, parked when its sink went, and possibly between
+///   two links), so a move can arrive as sink A → none → sink B, where neither step alone is a
+///   move. A sink that is gone is forgotten: its loss was told when it went.
 /// - **Whether the server has shown it running since Play.** A move of a corked stream loses
 ///   nothing, even when Play is handled before the move's event (`pactl set-default-sink X;
-///   playerctl play`). But PipeWire reports a stream "corked" whenever its node is not running,
-///   as while it is relinked, so the server's cork counts only until it has shown the stream
-///   running after Play.
+///   playerctl play`). But pipewire-pulse reports a stream "corked" whenever its node is not
+///   running, as just after a move, so the server's cork counts only until it has shown the
+///   stream running after Play.
 ///
 /// ```swift
 /// var watch = RouteWatch()
