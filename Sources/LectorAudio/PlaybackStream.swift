@@ -110,9 +110,10 @@ public final class PlaybackStream {
     private var timingWaiters: [@MainActor (Int64) -> Void] = []
     private var timingInFlight = false
     private var timingStale = false
-    /// Until when (CLOCK_MONOTONIC, ns) a reply saying "not playing" with audio queued is asked
+    /// Until when (the loop's `now`, µs) a reply saying "not playing" with audio queued is asked
     /// again: set as the cork is lifted.
     private var startingUntil: UInt64 = 0
+    private let loop: any LoopScheduling
     /// Asks again, a moment later, while the server says "not playing" just after an uncork.
     private var startTimer: (any LoopTimer)?
     private var fifoOffset = 0
@@ -131,6 +132,7 @@ public final class PlaybackStream {
     init(context: OpaquePointer, sampleRate: Int, properties: [String: String], buffering: Buffering,
          idleBuffering: Buffering?, loop: any LoopScheduling) throws {
         self.sampleRate = sampleRate
+        self.loop = loop
         self.buffering = buffering
         self.idleBuffering = idleBuffering
         appliedBuffering = idleBuffering ?? buffering   // it starts corked
@@ -355,19 +357,13 @@ public final class PlaybackStream {
         // (nothing rendered since the uncork yet: PulseAudio a few ms, pipewire-pulse a graph
         // cycle or two, seen up to 15 ms). The interpolated clock would then stand still until
         // the next question, and Position with it (0.5 s behind in CI): ask again shortly.
-        if !isCorked, Self.monotonicNow() < startingUntil, let stream,
+        if !isCorked, loop.now < startingUntil, let stream,
            let info = pa_stream_get_timing_info(stream)?.pointee, info.playing == 0, info.write_index > info.read_index {
             startTimer?.schedule(noLaterThan: Self.startingRetryMicroseconds)
         }
     }
 
     private static let startingRetryMicroseconds: UInt64 = 4_000
-
-    private static func monotonicNow() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
 
     /// Asks the server where playback is, for `currentHeardFrame()` to interpolate from; nobody
     /// waits for the answer.
@@ -445,7 +441,7 @@ public final class PlaybackStream {
         guard state == .ready, let stream else { return }
         if !corked {
             apply(buffering)
-            startingUntil = Self.monotonicNow() + 1_000_000_000
+            startingUntil = loop.now + 1_000_000
         }
         Self.release(pa_stream_cork(stream, corked ? 1 : 0, nil, nil))
         if corked, idling, let idleBuffering { apply(idleBuffering) }
