@@ -6,6 +6,7 @@ import PackageDescription
 //                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue
 //   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library in their own code;
 //                 LectorConfig parses with TOMLKit, a Swift wrapper of toml++; unit-tested alone)
+//   XML           LectorXML: the one guarded way to run libxml2 (entity budget, cancellation, CPU budget)
 //   SSML          LectorSSML: libxml2 behind one file (SSMLReader), espeak-ng's rules in Swift; LectorCore's
 //                 SpeechRequest calls it as LectorConfig calls TOMLKit
 //   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
@@ -44,6 +45,9 @@ let package = Package(
         .target(name: "CPulseLoop", dependencies: ["CSystemd", "CPulse"]),
         .target(name: "CMainQueue"),
 
+        // libxml2 run one way for every document Lector reads: no network, internal entities only and
+        // within a budget, each parse cancellable and on a CPU budget (XMLReader, XMLParseScope).
+        .target(name: "LectorXML", dependencies: ["CLibXML2"]),
         // The bus vocabulary shared by the daemon, the CLI and the tests: names, paths, errors, option keys.
         .target(name: "LectorInterface"),
         // posix_spawn as every child of Lector starts: the CLI's daemon and view server, the test kit's processes.
@@ -51,12 +55,12 @@ let package = Package(
         // The SSML check of Speak's `ssml` option: libxml2 reads (well-formedness, offsets), espeak-ng's
         // own rules are Swift. Its own target so that LectorCore imports no C library (SSMLCheck's doc
         // comment says why libxml2 rather than FoundationXML).
-        .target(name: "LectorSSML", dependencies: ["CLibXML2", "LectorInterface"]),
+        .target(name: "LectorSSML", dependencies: ["CLibXML2", "LectorXML", "LectorInterface"]),
         .target(name: "LectorCore", dependencies: ["LectorInterface", "LectorSSML"]),
         // Books: EPUB 2/3 and plain text to chapters of speakable text. Swift (its zip reader is
         // a Swift package) but for libxml2's parsers behind two files, XMLSAXParser and
         // HTMLDocumentParser; tested fast and alone like LectorCore.
-        .target(name: "LectorBooks", dependencies: ["LectorCore", "ZIPFoundation", "CLibXML2"]),
+        .target(name: "LectorBooks", dependencies: ["LectorCore", "ZIPFoundation", "CLibXML2", "LectorXML"]),
 
         // Audio policy: route changes, calls, ducking bookkeeping, over snapshots of the sound server.
         .target(name: "LectorPolicy"),
@@ -102,12 +106,12 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
-        .testTarget(name: "LectorSSMLTests", dependencies: ["LectorSSML", "LectorInterface"]),
+        .testTarget(name: "LectorSSMLTests", dependencies: ["LectorSSML", "LectorInterface", "LectorTestKit"]),
         // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory.
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorTestKit", "LectorPolicy", "LectorAudio",
                                                               "LectorLoop", "LectorState"]),
         .testTarget(name: "LectorBooksTests",
-                    dependencies: ["LectorBooks", "LectorTestKit", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+                    dependencies: ["LectorBooks", "LectorXML", "LectorTestKit", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "LectorStateTests", dependencies: ["LectorState"]),
         .testTarget(name: "LectorPolicyTests", dependencies: ["LectorPolicy"]),
         .testTarget(name: "LectorConfigTests", dependencies: ["LectorConfig"]),

@@ -21,7 +21,7 @@ public func fuzzBooks(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         _ = try? XHTMLTextExtractor.extract(data, path: "c1.xhtml", file: url,
                                             options: .init(stopAfterFirstHeading: true))
         if let text = try? ContentDocumentDecoder.decode(data) {
-            _ = XHTMLTextExtractor.extractLeniently(text, path: "c1.xhtml", options: .init())
+            _ = try? XHTMLTextExtractor.extractLeniently(text, path: "c1.xhtml", options: .init())
             _ = try? MarkupElement.parse(data, path: "cover.xhtml", file: url, lenient: true)
         }
         return 0

@@ -24,6 +24,10 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
     /// a content document is not text at all (binary data; `reason` says so). A content document
     /// that is text but not well-formed is read leniently instead (see `Chapter.warnings`).
     case brokenXML(file: URL, path: String, line: Int, reason: String)
+    /// An XML document the guard refused (`XMLRefusal`), never read leniently: entities that
+    /// expand past their budget or loop, a parse past its CPU budget, or one cancelled because
+    /// it was no longer needed. `reason` says which.
+    case refusedXML(file: URL, path: String, reason: String)
     /// `META-INF/encryption.xml` encrypts something other than fonts (DRM), so the text cannot be read.
     case encrypted(file: URL, resources: [String])
     /// A size limit in `BookLimits` was exceeded; checked on declared sizes before extracting
@@ -58,7 +62,7 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
         switch self {
         case .notAZip(let file), .truncatedArchive(let file, _), .missingContainer(let file),
              .missingPackageDocument(let file, _), .missingResource(let file, _),
-             .brokenXML(let file, _, _, _), .encrypted(let file, _), .tooLarge(let file, _),
+             .brokenXML(let file, _, _, _), .refusedXML(let file, _, _), .encrypted(let file, _), .tooLarge(let file, _),
              .pathEscapesArchive(let file, _), .emptyBook(let file), .emptyFile(let file),
              .isDirectory(let file), .notARegularFile(let file, _), .unsupportedEncoding(let file, _), .noSuchChapter(let file, _, _),
              .noSuchResource(let file, _), .unreadable(let file, _), .pdf(let file):
@@ -83,6 +87,8 @@ public enum BookError: Error, Equatable, Sendable, CustomStringConvertible, Loca
             return "\(name): \(path), which the package refers to, is missing from the archive"
         case .brokenXML(_, let path, let line, let reason):
             return "\(name): \(path) is not well-formed XML at line \(line): \(reason)"
+        case .refusedXML(_, let path, let reason):
+            return "\(name): \(path) \(reason); the book is refused"
         case .encrypted(_, let resources):
             let shown = resources.prefix(3).joined(separator: ", ") + (resources.count > 3 ? ", …" : "")
             return "\(name): the book is encrypted (DRM), its text cannot be read: \(shown)"

@@ -1,4 +1,5 @@
 import Foundation
+import LectorXML
 
 /// An opened book whose chapters are listed but not yet read: what the daemon holds while it
 /// plays, loading each chapter's text when it is about to be spoken.
@@ -32,6 +33,9 @@ public struct BookOutline: Sendable {
     /// the chapters read from it.
     public let warnings: [String]
     let source: any ChapterSource
+    /// Stops this book's parses (chapters, markup, the cover page) once it is no longer wanted:
+    /// given to `BookReader.open`, cancelled by whoever replaces the book.
+    public internal(set) var cancellation: ParseCancellation?
 
     init(sourceURL: URL, identity: String, title: String, authors: [String], language: String?,
          format: BookFormat, textEncoding: TextEncoding?, chapters: [ChapterEntry], warnings: [String] = [],
@@ -57,7 +61,7 @@ public struct BookOutline: Sendable {
         guard chapters.indices.contains(index) else {
             throw .noSuchChapter(file: sourceURL, index: index, count: chapters.count)
         }
-        return try source.chapter(at: index, title: chapters[index].title)
+        return try guarded { () throws(BookError) in try source.chapter(at: index, title: chapters[index].title) }
     }
 
     /// Chapter `index` as the read-along page shows it: the book's markup, sanitised, with every
@@ -68,7 +72,7 @@ public struct BookOutline: Sendable {
         guard chapters.indices.contains(index) else {
             throw .noSuchChapter(file: sourceURL, index: index, count: chapters.count)
         }
-        return try source.chapterMarkup(at: index, title: chapters[index].title)
+        return try guarded { () throws(BookError) in try source.chapterMarkup(at: index, title: chapters[index].title) }
     }
 
     /// An image the book's manifest lists (JPEG, PNG, GIF, WebP or SVG), by manifest id: what a
@@ -80,14 +84,19 @@ public struct BookOutline: Sendable {
 
     /// The cover image's bytes, or nil when the book has none.
     public func loadCover() throws(BookError) -> BookCover? {
-        try source.cover()
+        try guarded { () throws(BookError) in try source.cover() }
     }
 
     /// A content document's whole speakable text, the text `SourceSpan.documentOffset` indexes:
     /// `path` is a `SourceSpan.documentPath` (`EPUB/c1.xhtml`, or `EPUB/c1.xhtml#notes` for the
     /// notes read out of their place).
     public func documentText(_ path: String) throws(BookError) -> String {
-        try source.documentText(path)
+        try guarded { () throws(BookError) in try source.documentText(path) }
+    }
+
+    /// Parses within the scope in force (an Open's), else within one of this book's own.
+    private func guarded<T>(_ body: () throws(BookError) -> T) throws(BookError) -> T {
+        try XMLParseScope.within(cancellation: cancellation, body)
     }
 
     /// Everything: every chapter's text and the cover. Throws `emptyBook` when no chapter has

@@ -1,4 +1,5 @@
 import Foundation
+import LectorXML
 
 /// The entry point: opens a book file as a `BookOutline`, deciding by its first bytes whether it
 /// is an EPUB (a ZIP archive) or plain text.
@@ -13,8 +14,18 @@ import Foundation
 public enum BookReader {
     static let zipSignatures: [[UInt8]] = [[0x50, 0x4B, 0x03, 0x04], [0x50, 0x4B, 0x05, 0x06], [0x50, 0x4B, 0x07, 0x08]]
 
-    public static func open(_ url: URL, limits: BookLimits = .default,
-                            options: BookReadingOptions = .default) throws(BookError) -> BookOutline {
+    /// `cancellation` stops the parse (and, kept in the outline, every later one of this book);
+    /// the whole open runs on one CPU budget unless the caller's `XMLParseScope` already set one.
+    public static func open(_ url: URL, limits: BookLimits = .default, options: BookReadingOptions = .default,
+                            cancellation: ParseCancellation? = nil) throws(BookError) -> BookOutline {
+        var outline = try XMLParseScope.within(cancellation: cancellation) { () throws(BookError) in
+            try openUnguarded(url, limits: limits, options: options)
+        }
+        outline.cancellation = cancellation
+        return outline
+    }
+
+    private static func openUnguarded(_ url: URL, limits: BookLimits, options: BookReadingOptions) throws(BookError) -> BookOutline {
         let file = url.standardizedFileURL
         let size = try fileSize(file)
         guard size > 0 else { throw .emptyFile(file: file) }

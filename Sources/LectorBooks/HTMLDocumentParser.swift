@@ -1,11 +1,13 @@
 @preconcurrency import CLibXML2
+import LectorXML
 
 /// The one place LectorBooks calls C: libxml2's HTML parser, the forgiving reader browsers'
 /// Linux tools use, for content documents that are not well-formed XML. It streams SAX events
 /// (no tree is built, so nothing is walked recursively) to a `MarkupEventHandler`.
 ///
-/// Options: recover, no network, no error output, the document's own charset hints ignored
-/// (the bytes are always UTF-8, decoded by `ContentDocumentDecoder`); never `HTML_PARSE_HUGE`.
+/// It runs through `XMLReader`'s guard (`.html`): recover, no network, no error output, the
+/// document's own charset hints ignored (the bytes are always UTF-8, decoded by
+/// `ContentDocumentDecoder`), never `HTML_PARSE_HUGE`, cancellable and on the scope's CPU budget.
 ///
 /// Depth: libxml2 keeps a stack of open elements and looks through all of it for each end tag
 /// that closes nothing, so a document with 300,000 unclosed elements and as many stray end tags
@@ -20,29 +22,17 @@ enum HTMLDocumentParser {
         case parsed
         /// Stopped at an element nested deeper than `maximumDepth`; the handler saw a prefix.
         case tooDeep
+        /// Stopped by the guard: cancelled or out of CPU (the HTML parser declares no entities).
+        case refused(XMLRefusal)
     }
 
     static func parse(_ bytes: [UInt8], handler: some MarkupEventHandler) -> Outcome {
-        _ = initialized
-        guard !bytes.isEmpty, let context = htmlNewParserCtxt() else { return .parsed }
-        defer { htmlFreeParserCtxt(context) }
+        guard !bytes.isEmpty else { return .parsed }
         let session = Session(handler: handler)
-        context.pointee.sax.pointee = saxHandler
-        context.pointee._private = Unmanaged.passUnretained(session).toOpaque()
-        let options = Int32(HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
-            | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_IGNORE_ENC.rawValue)
-        let document = withExtendedLifetime(session) {
-            bytes.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    htmlCtxtReadMemory(context, $0, Int32(clamping: buffer.count), nil, "UTF-8", options)
-                }
-            }
-        }
-        if let document { xmlFreeDoc(document) }
+        _ = bytes.withUnsafeBytes { XMLReader.read($0, as: .html, handler: saxHandler, session: session) }
+        if let refusal = session.refusal { return .refused(refusal) }
         return session.tooDeep ? .tooDeep : .parsed
     }
-
-    private static let initialized: Void = xmlInitParser()
 
     /// What the C callbacks reach through the context's `_private` pointer.
     private final class Session: LibXMLSession {

@@ -198,6 +198,23 @@ extension HTMLPreparation {
             index = end
         }
 
+        /// Past the `]>` of `<!DOCTYPE … [ … ]>` at `index`, or nil when it is no DOCTYPE with a subset.
+        private func internalSubsetEnd() -> Int? {
+            let name = Array("<!doctype".utf8)
+            guard index + name.count <= bytes.count,
+                  zip(bytes[index..<(index + name.count)], name).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) else { return nil }
+            var position = index + name.count
+            while position < bytes.count, bytes[position] != greaterThan, bytes[position] != UInt8(ascii: "[") { position += 1 }
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "[") else { return nil }
+            while let close = find("]", from: position) {
+                var after = close + 1
+                while after < bytes.count, isSpace(bytes[after]) { after += 1 }
+                if after < bytes.count, bytes[after] == greaterThan { return after + 1 }
+                position = close + 1
+            }
+            return bytes.count
+        }
+
         private mutating func markup() {
             let next = index + 1 < bytes.count ? bytes[index + 1] : 0
             if hasPrefix("<!--", at: index) {
@@ -208,6 +225,11 @@ extension HTMLPreparation {
                 let end = find("]]>", from: index + 9) ?? bytes.count
                 escaped((index + 9)..<end)
                 index = min(bytes.count, end + 3)
+            } else if let end = internalSubsetEnd() {
+                // A DOCTYPE's internal subset (entity declarations) is no text; the HTML parser
+                // would end the DOCTYPE at its first ">" and read the rest aloud.
+                output.append(contentsOf: Array("<!DOCTYPE html>".utf8))
+                index = end
             } else if next == UInt8(ascii: "!") || next == UInt8(ascii: "?") {
                 // A declaration or processing instruction without its ">" is text: libxml2 would
                 // look for one to the end of the file for each.

@@ -1,21 +1,13 @@
 @preconcurrency import CLibXML2
+import LectorXML
 
 /// What libxml2's C callbacks reach through the parser context's `_private` pointer: the event
 /// handler, plus each parser's own bookkeeping in a subclass (HTML and XML contexts are the
-/// same C type).
-class LibXMLSession {
+/// same C type). The guard's own state (refusal, budgets) is the superclass's.
+class LibXMLSession: GuardedXMLSession {
     let handler: any MarkupEventHandler
 
     init(handler: any MarkupEventHandler) { self.handler = handler }
-
-    /// The session a callback's `context` belongs to, and its parser.
-    static func of<Session: LibXMLSession>(_ context: UnsafeMutableRawPointer?,
-                                           as type: Session.Type = Session.self) -> (Session, xmlParserCtxtPtr)? {
-        guard let parser = context?.assumingMemoryBound(to: xmlParserCtxt.self),
-              let session = parser.pointee._private,
-              let typed = Unmanaged<LibXMLSession>.fromOpaque(session).takeUnretainedValue() as? Session else { return nil }
-        return (typed, parser)
-    }
 
     /// The line libxml2 is reading, for warnings and errors.
     func line(_ parser: xmlParserCtxtPtr) -> Int { Int(parser.pointee.input?.pointee.line ?? 1) }

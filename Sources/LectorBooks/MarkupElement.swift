@@ -1,4 +1,5 @@
 import Foundation
+import LectorXML
 
 /// A small read-only XML element tree for the documents that describe a book rather than hold
 /// its text: `container.xml`, the OPF, the NCX, the navigation document, `encryption.xml`.
@@ -39,11 +40,12 @@ struct MarkupElement: Sendable {
                 throw .brokenXML(file: file, path: path, line: line, reason: "not a text document: \(error.detected)")
             }
             var html = MarkupTreeBuilder()
-            if HTMLDocumentParser.parse(HTMLPreparation.prepared(text), handler: html) == .tooDeep
-                || html.tooDeepAtLine != nil {
+            var outcome = HTMLDocumentParser.parse(HTMLPreparation.prepared(text), handler: html)
+            if outcome == .tooDeep || html.tooDeepAtLine != nil {
                 html = MarkupTreeBuilder()
-                _ = HTMLDocumentParser.parse(HTMLPreparation.prepared(text, flat: true), handler: html)
+                outcome = HTMLDocumentParser.parse(HTMLPreparation.prepared(text, flat: true), handler: html)
             }
+            if case .refused(let refusal) = outcome { throw .refusedXML(file: file, path: path, reason: refusal.reason) }
             guard let root = html.root else { throw .brokenXML(file: file, path: path, line: line, reason: reason) }
             return root
         }

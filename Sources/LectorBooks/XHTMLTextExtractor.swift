@@ -1,4 +1,5 @@
 import Foundation
+import LectorXML
 
 /// Turns one XHTML content document into `DocumentText`: the words a listener should hear, in
 /// order, with block boundaries, anchors and headings.
@@ -86,8 +87,13 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             } catch {
                 throw .brokenXML(file: file, path: path, line: line, reason: "not a text document: \(error.detected)")
             }
-            let (lenient, flattened) = readLeniently(text, path: path, options: options,
-                                                     knownTooDeep: reason == XMLDocumentParsing.tooDeepReason)
+            let lenient: DocumentText, flattened: Bool
+            do throws(XMLRefusal) {
+                (lenient, flattened) = try readLeniently(text, path: path, options: options,
+                                                         knownTooDeep: reason == XMLDocumentParsing.tooDeepReason)
+            } catch {
+                throw .refusedXML(file: file, path: path, reason: error.reason)
+            }
             var document = lenient
             var warning = "\(path) is not well-formed XML at line \(line) (\(reason)); read leniently as HTML"
             if flattened {
@@ -109,22 +115,25 @@ final class XHTMLTextExtractor: MarkupEventHandler {
 
     /// The HTML reading alone, of already decoded text; the same rules, so a well-formed
     /// document reads the same either way.
-    static func extractLeniently(_ text: String, path: String, options: Options) -> DocumentText {
-        readLeniently(text, path: path, options: options).document
+    static func extractLeniently(_ text: String, path: String, options: Options) throws(XMLRefusal) -> DocumentText {
+        try readLeniently(text, path: path, options: options).document
     }
 
     /// `flattened` when the document nests too deep and was read without its elements.
     private static func readLeniently(_ text: String, path: String, options: Options,
-                                      knownTooDeep: Bool = false) -> (document: DocumentText, flattened: Bool) {
+                                      knownTooDeep: Bool = false) throws(XMLRefusal) -> (document: DocumentText, flattened: Bool) {
         if !knownTooDeep {
             let extractor = XHTMLTextExtractor(options: options, path: path)
-            if HTMLDocumentParser.parse(HTMLPreparation.prepared(text), handler: extractor) == .parsed,
-               extractor.tooDeepAtLine == nil {
+            let outcome = HTMLDocumentParser.parse(HTMLPreparation.prepared(text), handler: extractor)
+            if case .refused(let refusal) = outcome { throw refusal }
+            if outcome == .parsed, extractor.tooDeepAtLine == nil {
                 return (extractor.finished(path: path), false)
             }
         }
         let flat = XHTMLTextExtractor(options: options, path: path)
-        _ = HTMLDocumentParser.parse(HTMLPreparation.prepared(text, flat: true), handler: flat)
+        if case .refused(let refusal) = HTMLDocumentParser.parse(HTMLPreparation.prepared(text, flat: true), handler: flat) {
+            throw refusal
+        }
         return (flat.finished(path: path), true)
     }
 

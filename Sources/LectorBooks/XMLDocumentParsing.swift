@@ -1,8 +1,10 @@
 import Foundation
+import LectorXML
 
 /// Runs `XMLSAXParser` over one document of a book and turns a failure into
 /// `BookError.brokenXML` with the document's path, the line of the first error, and a reason a
-/// person can act on.
+/// person can act on; what `XMLReader`'s guard refused (entities past their budget, an entity
+/// loop, a parse past its CPU budget or cancelled) becomes `BookError.refusedXML`, never read leniently.
 ///
 /// HTML named references (`&nbsp;`) are rewritten as numeric ones first (see `HTMLEntities`).
 /// Namespaces are not resolved for the handler: element and attribute names arrive qualified
@@ -18,6 +20,7 @@ enum XMLDocumentParsing {
             throw .brokenXML(file: file, path: path, line: line, reason: tooManyAttributesReason)
         }
         let result = XMLSAXParser.parse(data, handler: handler)
+        if let refusal = result.refusal { throw .refusedXML(file: file, path: path, reason: refusal.reason) }
         if let line = handler.tooDeepAtLine ?? result.tooDeepAtLine {
             throw .brokenXML(file: file, path: path, line: max(1, line), reason: tooDeepReason)
         }
@@ -80,6 +83,7 @@ enum XMLDocumentParsing {
         case 77: return "an element is not closed"
         case 85: return "the elements are not well balanced"
         case 86: return "extra content after the document element"
+        case 89: return XMLRefusal.entityLoop.reason
         case 111, 512: return "parsing stopped"
         default: return "XML error \(code)"
         }

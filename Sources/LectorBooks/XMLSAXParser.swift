@@ -1,11 +1,12 @@
 import Foundation
 @preconcurrency import CLibXML2
+import LectorXML
 
 /// libxml2's XML parser, streaming SAX2 events to a `MarkupEventHandler` the way FoundationXML's
-/// `XMLParser` did (same library; no network, no DTD loading, never `XML_PARSE_HUGE`), without
-/// what made `XMLParser` unfit for hostile books: it crashed on a name that is not UTF-8 and
-/// leaked a string for every error it reported. Internal entities are substituted (`XMLParser`
-/// dropped their text); external ones are never declared, so never read.
+/// `XMLParser` did, without what made `XMLParser` unfit for hostile books: it crashed on a name
+/// that is not UTF-8 and leaked a string for every error it reported. It runs through
+/// `XMLReader`'s guard (no network, no DTD loading, external entities never declared, internal
+/// ones substituted within a budget, cancellable): what the guard refused is `Result.refusal`.
 ///
 /// Names arrive qualified as written (`dc:title`, `epub:type`; namespaces are not resolved for
 /// the caller), namespace declarations as `xmlns…` attributes. Parsing stops at the first
@@ -17,34 +18,18 @@ enum XMLSAXParser {
         var firstError: (code: Int, line: Int)?
         /// Set when elements nested deeper than the limit.
         var tooDeepAtLine: Int?
+        /// Why the guard stopped the parse (entities past their budget, cancelled, CPU spent).
+        var refusal: XMLRefusal?
     }
 
     static func parse(_ data: Data, handler: some MarkupEventHandler) -> Result {
-        _ = initialized
         // 4: libxml2's "the document is empty"; 2: out of memory.
         guard !data.isEmpty else { return Result(firstError: (4, 1)) }
-        guard let context = xmlNewParserCtxt() else { return Result(firstError: (2, 1)) }
-        defer { xmlFreeParserCtxt(context) }
         let session = Session(handler: handler)
-        context.pointee.sax.pointee = saxHandler
-        context.pointee._private = Unmanaged.passUnretained(session).toOpaque()
-        let options = Int32(XML_PARSE_NOENT.rawValue | XML_PARSE_NONET.rawValue)
-        let document = withExtendedLifetime(session) {
-            data.withUnsafeBytes { buffer in
-                xmlCtxtReadMemory(context, buffer.bindMemory(to: CChar.self).baseAddress, Int32(clamping: buffer.count),
-                                  nil, nil, options)
-            }
-        }
-        // The default SAX2 document start made a document node (it holds the internal DTD's entities).
-        if let document { xmlFreeDoc(document) }
-        if let leftover = context.pointee.myDoc {
-            xmlFreeDoc(leftover)
-            context.pointee.myDoc = nil
-        }
-        return Result(firstError: session.errors.first, tooDeepAtLine: session.tooDeepAtLine)
+        guard data.withUnsafeBytes({ XMLReader.read($0, as: .xml(substituteEntities: true), handler: saxHandler,
+                                                      session: session) }) else { return Result(firstError: (2, 1)) }
+        return Result(firstError: session.errors.first, tooDeepAtLine: session.tooDeepAtLine, refusal: session.refusal)
     }
-
-    private static let initialized: Void = xmlInitParser()
 
     private final class Session: LibXMLSession {
         var errors = XMLErrorLog()
@@ -80,15 +65,8 @@ enum XMLSAXParser {
         sax.warning = nil
         sax.error = nil
         sax.fatalError = nil
-        // Only internal entities are declared: an external one (`<!ENTITY x SYSTEM
-        // "file:///home/me/.ssh/id_rsa">`) would be read from disk, since entities are substituted.
-        // Undeclared, a reference to it is an error like any unknown entity.
-        sax.entityDecl = { context, name, type, publicID, systemID, content in
-            guard type == Int32(XML_INTERNAL_GENERAL_ENTITY.rawValue) || type == Int32(XML_INTERNAL_PARAMETER_ENTITY.rawValue)
-            else { return }
-            xmlSAX2EntityDecl(context, name, type, publicID, systemID, content)
-        }
-        sax.unparsedEntityDecl = nil
+        // Entity declarations and look-ups stay SAX2's: XMLReader's guard lets only internal
+        // entities be declared and counts what their references expand to.
         sax.startElementNs = { context, local, prefix, _, namespaceCount, namespaces, attributeCount, _, attributes in
             guard let (session, parser) = Session.of(context), !session.handler.stoppedOnPurpose else { return }
             if Int(parser.pointee.nameNr) > HTMLDocumentParser.maximumDepth {

@@ -1,11 +1,13 @@
 @preconcurrency import CLibXML2
+import LectorXML
 
 /// libxml2's XML parser over a `Speak` call's SSML: it decides whether the text is well-formed
 /// XML and streams the markup it found, each piece with its place in the text (byte offsets), to
 /// an `SSMLEventHandler` that applies espeak-ng's rules (`SSMLRules`). The only file of the
 /// target that calls C.
 ///
-/// Options and handlers leave libxml2 nothing to fetch or expand: no network, no DTD loading,
+/// It runs through `XMLReader`'s guard like every libxml2 parse of Lector. Options and handlers
+/// leave libxml2 nothing to fetch or expand: no network, no DTD loading,
 /// the declaration's encoding ignored (the text is always UTF-8: a `Speak` text is a D-Bus
 /// string), no document tree, no text callbacks (the rules look at the raw bytes between tags),
 /// and a `<!DOCTYPE` stops the parse before its internal subset is read, so no entity is ever
@@ -49,38 +51,22 @@ enum SSMLReader {
     /// The text must hold no NUL: libxml2 reads C strings, and guesses UTF-16 from NUL bytes at
     /// the start (`SSMLRules` refuses NUL before calling this).
     static func read(_ text: SSMLText, to handler: some SSMLEventHandler) -> Outcome {
-        _ = initialized
         guard !text.bytes.isEmpty else {
             return .notWellFormed(XMLError(code: Int(XML_ERR_DOCUMENT_EMPTY.rawValue), offset: 0, message: "Document is empty"))
         }
-        guard let context = xmlNewParserCtxt() else {
-            return .notWellFormed(XMLError(code: Int(XML_ERR_NO_MEMORY.rawValue), offset: 0, message: "out of memory"))
-        }
-        defer { xmlFreeParserCtxt(context) }
         let session = Session(text: text, handler: handler)
-        context.pointee.sax.pointee = saxHandler
-        context.pointee._private = Unmanaged.passUnretained(session).toOpaque()
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_IGNORE_ENC.rawValue)
-        let document = withExtendedLifetime(session) {
-            text.bytes.withUnsafeBufferPointer { buffer in
-                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    xmlCtxtReadMemory(context, $0, Int32(clamping: buffer.count), nil, nil, options)
-                }
-            }
+        let made = text.bytes.withUnsafeBytes {
+            XMLReader.read($0, as: .xml(substituteEntities: false, ignoreDeclaredEncoding: true), handler: saxHandler,
+                           session: session)
         }
-        // No startDocument handler, so no tree; free one anyway should libxml2 make it.
-        if let document { xmlFreeDoc(document) }
-        if let leftover = context.pointee.myDoc {
-            xmlFreeDoc(leftover)
-            context.pointee.myDoc = nil
+        guard made else {
+            return .notWellFormed(XMLError(code: Int(XML_ERR_NO_MEMORY.rawValue), offset: 0, message: "out of memory"))
         }
         return session.outcome
     }
 
-    private static let initialized: Void = xmlInitParser()
-
     /// What the C callbacks reach through the context's `_private` pointer.
-    private final class Session {
+    private final class Session: GuardedXMLSession {
         let text: SSMLText
         let handler: any SSMLEventHandler
         var outcome = Outcome.read
@@ -95,9 +81,9 @@ enum SSMLReader {
         }
 
         static func of(_ context: UnsafeMutableRawPointer?) -> (Session, xmlParserCtxtPtr)? {
-            guard let parser = context?.assumingMemoryBound(to: xmlParserCtxt.self),
-                  let session = parser.pointee._private, parser.pointee.disableSAX == 0 else { return nil }
-            return (Unmanaged<Session>.fromOpaque(session).takeUnretainedValue(), parser)
+            guard let (session, parser) = GuardedXMLSession.of(context, as: Session.self),
+                  parser.pointee.disableSAX == 0 else { return nil }
+            return (session, parser)
         }
 
         /// The byte offset libxml2 has read to.

@@ -29,7 +29,7 @@ final class LenientReadingEquivalenceTests: XCTestCase {
                 guard let strict = try? XHTMLTextExtractor.extractStrictly(data, path: path, file: url, options: options)
                 else { continue }
                 documents += 1
-                let lenient = XHTMLTextExtractor.extractLeniently(try XCTUnwrap(try? ContentDocumentDecoder.decode(data)),
+                let lenient = try XHTMLTextExtractor.extractLeniently(try XCTUnwrap(try? ContentDocumentDecoder.decode(data)),
                                                                   path: path, options: options)
                 func differ(_ what: String) { differences.append(Difference(book: book, path: path, what: what)) }
                 if strict.scalars != lenient.scalars {

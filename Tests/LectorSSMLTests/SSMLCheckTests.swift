@@ -1,5 +1,6 @@
 import LectorInterface
 import LectorSSML
+import LectorTestKit
 import XCTest
 
 /// The message of the error `text` is refused with, or nil if it is accepted.
@@ -230,6 +231,17 @@ final class SSMLHostileInputTests: XCTestCase {
         assertRefused("<speak>\n<!DOCTYPE x></speak>", 2, 1, "<!DOCTYPE> are not allowed")
         assertRefused("<speak>&xxe;</speak>", 1, 8, "unknown entity &xxe;")
         assertRefused("<speak><sub alias=\"&xxe;\">x</sub></speak>", 1, 20, "espeak-ng does not decode entities there")
+    }
+
+    /// The entity attacks the books are tested with (issue 21): SSML never reads an internal
+    /// subset, so each is refused at its DOCTYPE, at once.
+    func testEveryEntityAttackIsRefusedAtItsDoctype() {
+        for attack in EntityAttack.allCases {
+            let start = ContinuousClock.now
+            assertRefused(attack.doctype(root: "speak") + "<speak>x" + attack.reference + "</speak>", 1, 1,
+                          "<!DOCTYPE> are not allowed")
+            print("SSML entity attack \(attack.rawValue): \(ContinuousClock.now - start)")
+        }
     }
 
     func testNestingIsCapped() {
