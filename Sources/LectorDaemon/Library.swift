@@ -6,6 +6,7 @@ import LectorConfig
 import LectorCore
 import LectorLoop
 import LectorState
+import LectorXML
 
 /// The books and their bookmarks. Opening: checked on the loop, parsed on `openQueue`, applied
 /// back on the loop; the first chapter plays as soon as it is parsed, the rest follow on
@@ -59,6 +60,9 @@ final class Library {
     private var pendingResume: PendingResume?
     /// The generation of the open being parsed, until its result is back on the loop.
     private var parsing: Int?
+    /// Stops the parse of the open in progress: a later Open or the daemon's close cancels it,
+    /// so at most one open parse is alive. Once applied it is the book's (`outline.cancellation`).
+    private var openCancellation: ParseCancellation?
     /// Bookmarks are written here, never on the loop (fsync can take long).
     let bookmarkQueue = SerialWorker(name: "lector-bookmarks")
     /// Books are parsed here, never on the loop.
@@ -109,8 +113,11 @@ final class Library {
         }
     }
 
-    /// Teardown: no timer fires after this (the bookmark must have been taken).
+    /// Teardown: no timer fires after this (the bookmark must have been taken), and no parse of
+    /// an open or of the book's chapters goes on.
     func close() {
+        openCancellation?.cancel()
+        outline?.cancellation?.cancel()
         bookmarkTimer?.close()
         bookmarkQueue.close()
     }
@@ -273,6 +280,9 @@ final class Library {
         let generation = latestOpen.advance()
         latestOpenPath = url.path
         parsing = generation
+        openCancellation?.cancel()   // superseded: its parse stops at its next SAX event
+        let cancellation = ParseCancellation()
+        openCancellation = cancellation
         let latest = latestOpen
         let store = bookmarks
         let covers = Self.coverDirectory()
@@ -283,12 +293,20 @@ final class Library {
             pendingSaves.sync {}
             // Replaced while it waited: not parsed at all (a burst of Opens costs one parse).
             let superseded = latest.get() != generation
+            // One CPU budget for the whole open (outline, first chapter, cover).
             let result: Result<PreparedBook, Error> = superseded ? .failure(Superseded())
-                : Result { try PreparedBook.prepare(url: url, options: opening, reading: reading, bookmarks: store,
-                                                    covers: covers) }
+                : Result { try XMLParseScope.run(cancellation: cancellation) {
+                    try PreparedBook.prepare(url: url, options: opening, reading: reading, bookmarks: store,
+                                             covers: covers, cancellation: cancellation)
+                } }
+            // What a refused or abandoned parse held goes back to the system.
+            if case .failure = result { releaseFreedHeap() }
             LoopInbox.post { [weak self] in
                 guard let self else { return }
-                if self.parsing == generation { self.parsing = nil }
+                if self.parsing == generation {
+                    self.parsing = nil
+                    self.openCancellation = nil
+                }
                 var replies = [reply].compactMap { $0 }
                 var play = opening.play
                 if let pending = self.pendingResume, pending.generation == generation {
@@ -297,7 +315,7 @@ final class Library {
                     play = play || pending.play
                 }
                 if generation != self.latestOpen.get() {
-                    // Its own error if it had one; else that a later Open won.
+                    // Its own error if it had one (or that its parse was stopped); else that a later Open won.
                     if case .failure(let error) = result, let failure = error as? LectorError {
                         replies.forEach { $0.fail(failure) }
                     } else {
@@ -344,11 +362,13 @@ final class Library {
         // At its very start there is nothing to rewind to; elsewhere, quiet since it was last heard.
         let atStart = prepared.startOffset == 0 && prepared.startChapter == 0
         onOpened?(atStart ? nil : prepared.bookmark?.listenedAt, play)
-        outline = prepared.reader
         rememberRecent(prepared.book)
         onBookApplied?()
         Journal.log(.info, "opened \"\(BusText.capped(prepared.book.title))\" (\(prepared.book.chapterCount) chapters) at chapter \(prepared.startChapter + 1)",
                     fields: ["LECTOR_BOOK": prepared.book.url.path, "LECTOR_CHAPTER": String(prepared.startChapter + 1)])
+        // The book it replaces: its background chapter loads and markup stop at once.
+        if outline?.cancellation !== prepared.reader.cancellation { outline?.cancellation?.cancel() }
+        outline = prepared.reader
         loadRemainingChapters(of: prepared, generation: latestBook.advance())
     }
 
@@ -518,15 +538,17 @@ struct PreparedBook: @unchecked Sendable {
     /// The bookmark found (nil with `from-start`): rate, voice and when it was last heard.
     var bookmark: Bookmark?
 
+    /// `cancellation` stops the parse when a later Open supersedes it (`LectorError.superseded`)
+    /// and stays with the outline for the book's later parses.
     static func prepare(url: URL, options: Library.OpenOptions, reading: BookReadingOptions = .default,
-                        bookmarks: BookmarkStore, covers: URL) throws -> PreparedBook {
+                        bookmarks: BookmarkStore, covers: URL, cancellation: ParseCancellation? = nil) throws -> PreparedBook {
         let outline: BookOutline
         do {
-            outline = try BookReader.open(url, options: reading)
+            outline = try BookReader.open(url, options: reading, cancellation: cancellation)
         } catch .pdf {
             throw LectorError(.unsupportedFormat, BookError.pdf(file: url).description)
         } catch {
-            throw LectorError(.badBook, error.description)
+            throw bookError(error, cancellation)
         }
         let reader = outline
         let titles = outline.chapters.map(\.title)
@@ -561,7 +583,7 @@ struct PreparedBook: @unchecked Sendable {
             do {
                 return try reader.loadChapter(index)
             } catch {
-                throw LectorError(.badBook, "\(error)")
+                throw bookError(error, cancellation)
             }
         }
         var first = try load(start.chapter)
@@ -593,6 +615,15 @@ struct PreparedBook: @unchecked Sendable {
 }
 
 extension PreparedBook {
+    /// BadBook with the book's reason, or Superseded for a parse a later Open cancelled.
+    static func bookError(_ error: BookError, _ cancellation: ParseCancellation?) -> LectorError {
+        if cancellation?.isCancelled == true, case .refusedXML = error {
+            return LectorError(.superseded, "the Open of \(error.file.path) was superseded by a later Open before "
+                               + "its parse finished; its parse was stopped")
+        }
+        return LectorError(.badBook, error.description)
+    }
+
     /// "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "102nd".
     static func ordinal(_ n: Int) -> String {
         let suffix: String
