@@ -43,7 +43,36 @@ let long = "Long " + String(repeating: "word ", count: 400_000)
 let chapter = xhtml("<h1 id=\"a\">Start</h1><p>Text.</p>")
 let deepNav = "<nav epub:type=\"toc\">" + String(repeating: "<ol><li><a href=\"c1.xhtml#a\">Entry</a>", count: 50_000)
     + String(repeating: "</li></ol>", count: 50_000) + "</nav>"
+// Issue 21's entity forms (the test kit's HostileEntityBook has them all; this file links LectorBooks alone).
+let laughs = "<!ENTITY lol0 \"lol\">" + (1...9).map { "<!ENTITY lol\($0) \"" + String(repeating: "&lol\($0 - 1);", count: 10) + "\">" }.joined()
+let bigEntity = "<!ENTITY big \"" + String(repeating: "x", count: 100_000) + "\">"
+func withSubset(_ document: String, root: String, _ subset: String) -> String {
+    document.replacingOccurrences(of: "?>", with: "?><!DOCTYPE \(root) [\(subset)]>", options: [], range: document.range(of: "?>"))
+}
 let books: [(String, () throws -> URL)] = [
+    ("entities: billion laughs in the OPF", {
+        try book("laughs-opf", [("OEBPS/content.opf", withSubset(opf(title: "&lol9;", documents: ["c1"], nav: false),
+                                                                  root: "package", laughs)), ("OEBPS/c1.xhtml", chapter)])
+    }),
+    ("entities: billion laughs in the nav", {
+        try book("laughs-nav", [("OEBPS/content.opf", opf(documents: ["c1"], nav: true)), ("OEBPS/c1.xhtml", chapter),
+                                ("OEBPS/nav.xhtml", withSubset(xhtml("<nav epub:type=\"toc\"><ol><li><a href=\"c1.xhtml\">&lol9;</a></li></ol></nav>"),
+                                                               root: "html", laughs))])
+    }),
+    ("entities: billion laughs in a chapter", {
+        try book("laughs-chapter", [("OEBPS/content.opf", opf(documents: ["c1"], nav: false)),
+                                    ("OEBPS/c1.xhtml", withSubset(xhtml("<p>&lol9;</p>"), root: "html", laughs))])
+    }),
+    ("entities: 100 kB entity x 5,000 in a chapter", {
+        try book("quadratic", [("OEBPS/content.opf", opf(documents: ["c1"], nav: false)),
+                               ("OEBPS/c1.xhtml", withSubset(xhtml("<p>" + String(repeating: "&big;", count: 5_000) + "</p>"),
+                                                             root: "html", bigEntity))])
+    }),
+    ("entities: a loop in the OPF", {
+        try book("loop", [("OEBPS/content.opf", withSubset(opf(title: "&a;", documents: ["c1"], nav: false), root: "package",
+                                                           "<!ENTITY a \"one &b;\"><!ENTITY b \"two &a;\">")),
+                          ("OEBPS/c1.xhtml", chapter)])
+    }),
     ("300,000 nested <div> (well-formed)", {
         try book("deep", [("OEBPS/content.opf", opf(documents: ["c1"], nav: false)), ("OEBPS/c1.xhtml", xhtml(
             "<p>Before.</p>" + String(repeating: "<div>", count: depth) + "<p>Deep.</p>"

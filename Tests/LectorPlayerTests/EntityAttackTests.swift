@@ -59,6 +59,16 @@ final class EntityAttackTests: XCTestCase {
         try fixture.openAndHear(normal)
     }
 
+    /// `lector phonemes --book` reads through the same guarded reader: a message and exit 1.
+    func testPhonemesOfAHostileBookSayWhy() throws {
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        let url = try write(HostileEntityBook(attack: .billionLaughs, in: .chapter), in: fixture)
+        let result = try fixture.cli("phonemes", "--book", url.path)
+        XCTAssertEqual(result.status, 1, "\(result)")
+        XCTAssertTrue(result.stderr.contains("OEBPS/c1.xhtml declares entities that expand to more than"), result.stderr)
+    }
+
     /// Twelve hostile opens sent at once (each superseding the one before): every caller gets an
     /// answer, nothing keeps parsing afterwards (CPU back to idle), memory stays near idle, and
     /// the next book plays.
