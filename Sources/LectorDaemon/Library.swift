@@ -145,7 +145,8 @@ final class Library {
         let point = narrator.resumePoint
         if narrator.state.status == .playing { listenedAt = Date() }
         let bookmark = Bookmark(bookIdentity: book.identity, path: book.url.path, chapter: point.chapter, offset: point.offset,
-                                rate: chosen.rate, voice: chosen.voice, listenedAt: listenedAt)
+                                rate: chosen.rate, voice: chosen.voice, listenedAt: listenedAt,
+                                position: narrator.resumeTime)
         let store = bookmarks
         bookmarkQueue.async {
             do {
@@ -358,7 +359,8 @@ final class Library {
         passageVoices = [:]
         let bookLanguage = prepared.book.language
         narrator.voiceForPassage = { [weak self] language in self?.voice(forPassageIn: language, bookLanguage: bookLanguage) }
-        narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, play: play)
+        narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, time: prepared.startTime,
+                      play: play)
         // At its very start there is nothing to rewind to; elsewhere, quiet since it was last heard.
         let atStart = prepared.startOffset == 0 && prepared.startChapter == 0
         onOpened?(atStart ? nil : prepared.bookmark?.listenedAt, play)
@@ -533,6 +535,8 @@ struct PreparedBook: @unchecked Sendable {
     var reader: BookOutline
     var startChapter: Int
     var startOffset: Int
+    /// Position at `startOffset` when it is the bookmark's word (the bookmark kept it).
+    var startTime: Int64?
     var remainingChapters: [Int]
     var note: String?
     /// The bookmark found (nil with `from-start`): rate, voice and when it was last heard.
@@ -607,9 +611,11 @@ struct PreparedBook: @unchecked Sendable {
             }
             if FileManager.default.fileExists(atPath: file.path) { book.coverURL = file }
         }
+        // The bookmark's own place, untouched by the options or the checks above: its Position too.
+        let startTime = found.flatMap { start == ($0.chapter, $0.offset) ? $0.position : nil }
         let remaining = titles.indices.filter { $0 != start.chapter }
         let ordered = remaining.filter { $0 > start.chapter } + remaining.filter { $0 < start.chapter }
-        return PreparedBook(book: book, reader: reader, startChapter: start.chapter, startOffset: start.offset,
+        return PreparedBook(book: book, reader: reader, startChapter: start.chapter, startOffset: start.offset, startTime: startTime,
                             remainingChapters: ordered, note: note, bookmark: found)
     }
 }

@@ -218,7 +218,8 @@ final class Narrator {
     // MARK: - opening
 
     /// Replaces the book; starts at `chapter`/`offset` (a bookmark) and plays if asked.
-    func open(_ book: OpenBook, chapter: Int, offset: Int, play: Bool) {
+    /// `time`: Position at `offset` when known (a bookmark's), else estimated from the offset.
+    func open(_ book: OpenBook, chapter: Int, offset: Int, time: Int64? = nil, play: Bool) {
         discardAudio()
         self.book = book
         learnedSpeed = 15
@@ -236,7 +237,7 @@ final class Narrator {
                 $0.open(chapterCount: book.chapterCount, chapter: chapter)
                 if play { $0.status = .playing }
             }
-            jump(toChapter: chapter, offset: offset, announceSeek: offset > 0)
+            jump(toChapter: chapter, offset: offset, time: time, announceSeek: offset > 0)
         }
         if !play {
             stream = nil
@@ -407,6 +408,13 @@ final class Narrator {
         guard let heardFrame, let stream else { return nil }
         let seconds = Double(max(0, heardFrame - runBaseFrame)) / Double(stream.sampleRate)
         return clock.position(audioSeconds: seconds, rate: state.rate)
+    }
+
+    /// Position at the word a bookmark records (`resumePoint`): the time Stop leaves Position at,
+    /// so that a restart restores that, not an estimate from the offset. nil when unknown.
+    var resumeTime: Int64? {
+        if let time = heardTime { return time }
+        return heardOffset == clock.runStartOffset ? clock.runStartTime : nil
     }
 
     /// Rate change at the next word: the first one far enough ahead of the listener that the

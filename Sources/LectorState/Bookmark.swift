@@ -24,9 +24,13 @@ public struct Bookmark: Codable, Equatable, Sendable {
     public var voice: String?
     /// When narration of this book was last heard (saved while playing, or at the pause).
     public var listenedAt: Date?
+    /// MPRIS Position at that word (normal-rate microseconds into the chapter, where Stop leaves
+    /// it): restored with the word, so Position after a restart is where it stood, not an
+    /// estimate from the offset (which was 1.4-2.2 s off). Absent in bookmarks of older versions.
+    public var position: Int64?
 
     public init(bookIdentity: String, path: String, chapter: Int, offset: Int, savedAt: Date = Date(),
-                rate: Double? = nil, voice: String? = nil, listenedAt: Date? = nil) {
+                rate: Double? = nil, voice: String? = nil, listenedAt: Date? = nil, position: Int64? = nil) {
         self.bookIdentity = bookIdentity
         self.path = path
         self.chapter = chapter
@@ -35,5 +39,6 @@ public struct Bookmark: Codable, Equatable, Sendable {
         self.rate = rate
         self.voice = voice
         self.listenedAt = listenedAt
+        self.position = position
     }
 }

@@ -8,7 +8,8 @@ import XCTest
 /// and 300 MB, and twelve of them kept the open path busy for minutes. Times are printed (the
 /// figures are in docs/fuzzing.md), not asserted; memory and CPU left behind are.
 final class EntityAttackTests: XCTestCase {
-    /// What the daemon may still hold after a refused open, over where it stood before it.
+    /// What the daemon may still hold after a refused open, over where it stood before it (the
+    /// books' own sizes differ, so the allocator's high-water mark moves a little with each).
     static let allowanceKiB = 5 * 1024
     static let allowanceAfterTwelveKiB = 10 * 1024
 
@@ -37,10 +38,11 @@ final class EntityAttackTests: XCTestCase {
         // Warm the open path once so that its first-use allocations are not counted as left behind.
         try fixture.open(normal, play: false)
         let pid = fixture.daemon.pid
-        let before = try XCTUnwrap(ProcessProbe.residentKiB(pid))
+        let first = try XCTUnwrap(ProcessProbe.residentKiB(pid))
         var worst = 0
         for book in Self.refusedBooks {
             let url = try write(book, in: fixture)
+            let before = try XCTUnwrap(ProcessProbe.residentKiB(pid))
             let started = Date()
             let result = try fixture.openCall(url.absoluteString, options: "{'play': <false>}")
             let seconds = Date().timeIntervalSince(started)
@@ -54,7 +56,9 @@ final class EntityAttackTests: XCTestCase {
             XCTAssertLessThanOrEqual(after, before + Self.allowanceKiB,
                                      "\(book.attack.rawValue) in \(book.document.rawValue) left \(after - before) kB behind")
         }
-        print("entity attacks: \(Self.refusedBooks.count) refused, the most RSS left behind \(worst) kB")
+        let last = try XCTUnwrap(ProcessProbe.residentKiB(pid))
+        print("entity attacks: \(Self.refusedBooks.count) refused; RSS \(first) → \(last) kB over all of them, "
+              + "at most \(worst) kB more after one")
         XCTAssertTrue(fixture.daemon.isRunning, fixture.daemon.output)
         try fixture.openAndHear(normal)
     }

@@ -82,6 +82,34 @@ final class ResumeTests: XCTestCase {
         XCTAssertNotNil(fixture.sound(after: since, timeout: 5), "not heard after lector read\(fixture.context)")
     }
 
+    /// The bookmark keeps Position with the word: after a restart Position is where Stop left it
+    /// (within 0.3 s), not an estimate from the word's offset (1.4-2.2 s ahead before), and a
+    /// pause's Position is at most a word and its pause ahead of it.
+    func testPositionSurvivesARestart() throws {
+        let book = try BookFixtures.require(BookFixtures.wasteland)
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        XCTAssertEqual(try fixture.cli("read", book.path, "--chapter", "2", "--from-start").status, 0, fixture.context)
+        XCTAssertTrue(try poll(timeout: 15) { try fixture.position() >= 6_000_000 }, "did not play 6 s\(fixture.context)")
+        XCTAssertTrue(try fixture.playerctl("pause").succeeded)
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Paused" }, fixture.context)
+        let paused = try fixture.position()
+        XCTAssertTrue(try fixture.playerctl("stop").succeeded)
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Stopped" }, fixture.context)
+        let stopped = try fixture.position()
+        _ = try restart(fixture)
+        XCTAssertTrue(try poll(timeout: 10) { try fixture.bool("CanPlay") }, "CanPlay stays false after a restart\(fixture.context)")
+        let restored = try fixture.position()
+        print("Position paused \(paused) µs, stopped \(stopped) µs, after the restart \(restored) µs")
+        XCTAssertLessThanOrEqual(abs(restored - stopped), 300_000, "Position moved by \(restored - stopped) µs across a restart")
+        XCTAssertLessThanOrEqual(restored, paused)
+        XCTAssertLessThanOrEqual(paused - restored, 1_500_000, "Position went back further than a word and its pause")
+        // Play goes on from there.
+        XCTAssertTrue(try fixture.playerctl("play").succeeded)
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Playing" }, fixture.context)
+        XCTAssertGreaterThanOrEqual(try fixture.position(), restored)
+    }
+
     /// No daemon at all: `lector read` starts one, whose start-up resume is still parsing when
     /// the Resume call comes; the call waits for it and plays.
     func testReadWithoutAFileStartsTheDaemonAndResumesTheBookReadLast() throws {

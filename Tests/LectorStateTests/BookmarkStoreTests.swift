@@ -30,6 +30,23 @@ final class BookmarkStoreTests: XCTestCase {
         XCTAssertEqual(leftovers.filter { $0.hasSuffix(".tmp") }, [], "no temp file stays behind")
     }
 
+    /// Position at the word is kept with it; a bookmark written before it was (no `position`) still loads.
+    func testPositionAtTheWordIsKeptAndOldBookmarksStillLoad() throws {
+        let store = BookmarkStore(directory: directory)
+        let mark = Bookmark(bookIdentity: "urn:uuid:p", path: "/p.epub", chapter: 1, offset: 42,
+                            savedAt: Date(timeIntervalSince1970: 1_700_000_000), position: 5_513_016)
+        try store.save(mark)
+        XCTAssertEqual(store.load(bookIdentity: "urn:uuid:p"), .found(mark))
+        let file = store.fileURL(bookIdentity: "urn:uuid:p")
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        XCTAssertEqual(json["position"] as? Int, 5_513_016)
+        json["position"] = nil
+        try JSONSerialization.data(withJSONObject: json).write(to: file)
+        var old = mark
+        old.position = nil
+        XCTAssertEqual(store.load(bookIdentity: "urn:uuid:p"), .found(old))
+    }
+
     /// The periodic saves while reading skip the fsyncs; they replace the file all the same.
     func testAPeriodicSaveWithoutFsyncReplacesTheBookmarkToo() throws {
         let store = BookmarkStore(directory: directory)
