@@ -44,7 +44,7 @@ final class Narrator {
     static let aheadSeconds: Int64 = 30
     static let refillBelowSeconds: Int64 = 15
 
-    let engine: SpeechEngine
+    let engine: any NarrationSynthesizer
     let allocateJob: () -> UInt64
     /// Called after every change of `state` with the state before it.
     var onStateChange: ((PlayerState) -> Void)?
@@ -66,7 +66,7 @@ final class Narrator {
     var voice: Voice?
     /// The voice for a passage in another language (`Chapter.languageRuns`), nil for the book's.
     var voiceForPassage: ((String) -> Voice?)?
-    var stream: PlaybackStream? {
+    var stream: (any NarrationStream)? {
         willSet {
             guard newValue !== stream else { return }
             // Queued audio must be counted as consumed, or the mailbox stays "full" forever.
@@ -147,7 +147,7 @@ final class Narrator {
     /// While set, state changes are collected and announced once (see `batch`).
     private var batchStart: PlayerState?
 
-    init(loop: EventLoop, engine: SpeechEngine, allocateJob: @escaping () -> UInt64) throws {
+    init(loop: any LoopScheduling, engine: any NarrationSynthesizer, allocateJob: @escaping () -> UInt64) throws {
         self.engine = engine
         self.allocateJob = allocateJob
         channel = try SpeakingChannel(loop: loop)
@@ -507,7 +507,7 @@ final class Narrator {
         switch output {
         case .audio(_, let samples):
             let kept = current.trimmer.trim(samples)
-            engine.mailbox.consumed(frames: samples.count - kept.count)
+            engine.consumed(frames: samples.count - kept.count)
             if kept.isEmpty { break }
             if current.baseFrame == nil {
                 current.baseFrame = stream.endFrame
@@ -518,7 +518,7 @@ final class Narrator {
         case .word(_, let word):
             if current.baseFrame == nil { current.earlyWords.append(word) } else { place(word, in: &current) }
         case .finished(let job, _, let totalSamples):
-            engine.mailbox.forget(job)
+            engine.forget(job: job)
             learn(scalars: current.range.count, samples: totalSamples - current.trimmer.dropped, sampleRate: stream.sampleRate)
             nextOffset = current.range.upperBound
             synthesis = nil
@@ -557,7 +557,7 @@ final class Narrator {
     /// be synthesized and reach the server before playback gets there.
     static let cutLeadMilliseconds = 80
 
-    static func cutLeadFrames(_ stream: PlaybackStream) -> Int64 {
+    static func cutLeadFrames(_ stream: any NarrationStream) -> Int64 {
         Int64(stream.sampleRate * cutLeadMilliseconds / 1000)
     }
 
