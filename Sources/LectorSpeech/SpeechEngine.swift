@@ -35,6 +35,14 @@ public final class SpeechEngine: @unchecked Sendable {
         var trace: TraceResult?
         /// The trace in IPA rather than espeak-ng's mnemonics.
         var traceIPA = false
+        /// Set for `phonemeReading(of:voice:)`: phonemes with their words' offsets, no sound.
+        var reading: ReadingResult?
+    }
+
+    /// Where the engine thread leaves a phoneme reading for the thread waiting on it.
+    private final class ReadingResult: @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        var reading: PhonemeReading?
     }
 
     /// Where the engine thread leaves a phoneme trace for the thread waiting on it.
@@ -127,6 +135,26 @@ public final class SpeechEngine: @unchecked Sendable {
         return result.text
     }
 
+    /// What a neural voice needs from espeak-ng for `text` in `voice` (`PhonemeReading`): the
+    /// IPA phonemes with stress marks and word spaces, clause by clause, and the word each was
+    /// said for, from a synthesis whose sound is dropped. The same text handling as the espeak-ng
+    /// voice (numbers, abbreviations, `[[…]]` phonemes with `phonemeInput`). Blocks the calling
+    /// thread (a neural voice's worker; never the event loop); nil when the voice cannot be
+    /// loaded or the engine stops.
+    public func phonemeReading(of request: SpeechRequest, voice: Voice) -> PhonemeReading? {
+        let result = ReadingResult()
+        inbox.lock()
+        guard !stopping else {
+            inbox.unlock()
+            return nil
+        }
+        jobs.append(Job(id: 0, request: request, voice: voice, reading: result))
+        inbox.signal()
+        inbox.unlock()
+        result.done.wait()
+        return result.reading
+    }
+
     /// espeak-ng's phonemes for each of `texts` read by `voice` (`espeak_TextToPhonemes`, its own
     /// mnemonics with language switches as "(en)"), handed to `completion` on the engine thread
     /// (nil if the voice cannot be loaded). Background work, `phonemeBatchNanoseconds` at a
@@ -167,7 +195,10 @@ public final class SpeechEngine: @unchecked Sendable {
         guard !stopping else { inbox.unlock(); return }
         stopping = true
         let cancelled = jobs.map(\.id) + (running.map { [$0] } ?? [])
-        for job in jobs { job.trace?.done.signal() }   // a phoneme trace waiting gets nil
+        for job in jobs {   // a phoneme trace or reading waiting gets nil
+            job.trace?.done.signal()
+            job.reading?.done.signal()
+        }
         jobs = []
         phonemeJobs = []
         inbox.signal()
@@ -179,6 +210,8 @@ public final class SpeechEngine: @unchecked Sendable {
     // MARK: - engine thread only
 
     private func initializeOnEngineThread() -> String? {
+        // espeak_ng_Initialize first, for its error; then the classic call, the only one that
+        // turns on phoneme events (in IPA) for `phonemeReading`. Synthesis ignores them.
         espeak_ng_InitializePath(nil)
         var context: espeak_ng_ERROR_CONTEXT?
         let status = espeak_ng_Initialize(&context)
@@ -186,7 +219,8 @@ public final class SpeechEngine: @unchecked Sendable {
             espeak_ng_ClearErrorContext(&context)
             return "espeak-ng failed to initialize (status \(status.rawValue)); is espeak-ng-data installed?"
         }
-        guard espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, Self.bufferMilliseconds, nil) == ENS_OK else {
+        let options = espeakINITIALIZE_PHONEME_EVENTS | espeakINITIALIZE_PHONEME_IPA | espeakINITIALIZE_DONT_EXIT
+        guard espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, Self.bufferMilliseconds, nil, Int32(options)) > 0 else {
             return "espeak-ng failed to set up synchronous output"
         }
         sampleRate = Int(espeak_ng_GetSampleRate())
@@ -239,6 +273,11 @@ public final class SpeechEngine: @unchecked Sendable {
         if let trace = job.trace {
             trace.text = runTrace(job)
             trace.done.signal()
+            return
+        }
+        if let reading = job.reading {
+            reading.reading = runReading(job)
+            reading.done.signal()
             return
         }
         guard !mailbox.isCancelled(job.id) else {
@@ -294,6 +333,20 @@ public final class SpeechEngine: @unchecked Sendable {
         return buffer.map { String(cString: $0) } ?? ""
     }
 
+    private func runReading(_ job: Job) -> PhonemeReading? {
+        guard loadVoice(job.voice) else { return nil }
+        espeak_SetParameter(espeakRATE, job.request.espeakRate, 0)
+        let collector = PhonemeCollector()
+        currentCollector = collector
+        _ = job.request.text.withCString { text in
+            espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
+                         UInt32(espeakCHARS_UTF8) | (job.request.phonemeInput ? UInt32(espeakPHONEMES) : 0), nil, nil)
+        }
+        currentCollector = nil
+        let phonemes = Self.phonemes(job.request.text, mode: Int32(espeakPHONEMES_IPA))
+        return PhonemeReading(phonemes: phonemes, events: collector.events)
+    }
+
     /// The first phoneme job may run: a speech ran since it was queued, or none came for
     /// `phonemeIdleWaitNanoseconds`. (inbox held)
     private func phonemeJobReady() -> Bool {
@@ -334,8 +387,9 @@ public final class SpeechEngine: @unchecked Sendable {
         return job.readings.count == job.texts.count
     }
 
-    /// One text's phonemes, clause by clause, joined by spaces.
-    private static func phonemes(_ text: String) -> String {
+    /// One text's phonemes, clause by clause, joined by spaces: espeak-ng's mnemonics, or IPA
+    /// with `espeakPHONEMES_IPA`.
+    private static func phonemes(_ text: String, mode: Int32 = 0) -> String {
         var parts: [String] = []
         text.withCString { start in
             var cursor: UnsafeRawPointer? = UnsafeRawPointer(start)
@@ -343,7 +397,7 @@ public final class SpeechEngine: @unchecked Sendable {
             while let position = cursor, guardCount < 10_000 {
                 guardCount += 1
                 var next: UnsafeRawPointer? = position
-                guard let result = espeak_TextToPhonemes(&next, Int32(espeakCHARS_UTF8), 0) else { break }
+                guard let result = espeak_TextToPhonemes(&next, Int32(espeakCHARS_UTF8), mode) else { break }
                 let phonemes = String(cString: result)
                 if !phonemes.isEmpty { parts.append(phonemes) }
                 if next == position { break }
@@ -457,9 +511,33 @@ nonisolated(unsafe) private var currentSynthesis: Synthesis?
 /// A phoneme trace is being made (engine thread only): the sound is dropped.
 nonisolated(unsafe) private var tracing = false
 
+/// Phoneme events of a `phonemeReading` (engine thread only); the sound is dropped.
+private final class PhonemeCollector {
+    var events: [PhonemeReading.Event] = []
+
+    func collect(_ events: UnsafeMutablePointer<espeak_EVENT>) {
+        var event = events
+        while event.pointee.type != espeakEVENT_LIST_TERMINATED {
+            if event.pointee.type == espeakEVENT_PHONEME, event.pointee.text_position > 0 {
+                // id.string: up to 8 bytes of UTF-8, NUL-terminated unless it fills them.
+                let name = withUnsafeBytes(of: event.pointee.id.string) { bytes in
+                    String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                self.events.append((Int(event.pointee.text_position) - 1, name))
+            }
+            event += 1
+        }
+    }
+}
+nonisolated(unsafe) private var currentCollector: PhonemeCollector?
+
 private func synthCallback(_ wav: UnsafeMutablePointer<Int16>?, _ count: Int32,
                            _ events: UnsafeMutablePointer<espeak_EVENT>?) -> Int32 {
     if tracing { return 0 }
+    if let collector = currentCollector {
+        if let events { collector.collect(events) }
+        return 0
+    }
     guard let synthesis = currentSynthesis else { return 1 }
     if synthesis.mailbox.isCancelled(synthesis.id) { return 1 }
     if var event = events {

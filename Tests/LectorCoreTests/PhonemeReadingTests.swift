@@ -1,0 +1,33 @@
+import LectorCore
+import XCTest
+
+final class PhonemeReadingTests: XCTestCase {
+    /// espeak-ng 1.51's own output for "He sat on the mat at 10 Downing St." (DESIGN-NOTES,
+    /// "Neural voices"): function words joined, the number and "St." expanded.
+    func testEventsAlignToThePhonemeString() {
+        let phonemes = "hiː sˈæt ɔnðə mˈæt æt tˈɛn dˈaʊnɪŋ sənt"
+        let events: [PhonemeReading.Event] = [
+            (0, "h"), (0, "iː"), (3, "s"), (3, "æ"), (3, "t"), (7, "ɔ"), (7, "n"), (7, "ð"), (7, "ə"),
+            (14, "m"), (14, "æ"), (14, "t"), (18, "æ"), (18, "t"), (21, "t"), (21, "ɛ"), (21, "n"),
+            (24, "d"), (24, "aʊ"), (24, "n"), (24, "ɪ"), (24, "ŋ"), (32, "s"), (32, "ə"), (32, "n"), (32, "t"),
+        ]
+        let reading = PhonemeReading(phonemes: phonemes, events: events)
+        XCTAssertEqual(reading.phonemes.count, phonemes.unicodeScalars.count)
+        XCTAssertEqual(reading.wordStarts.map(\.offset), [0, 3, 7, 14, 18, 21, 24, 32])
+        // "sˈæt": the space before it and its stress mark belong to "sat".
+        let sat = reading.wordStarts[1].phoneme
+        XCTAssertEqual(String(String.UnicodeScalarView(reading.phonemes[sat..<(sat + 5)])), " sˈæt")
+        XCTAssertEqual(reading.offsets.last, 32)
+    }
+
+    func testAnEventThatIsNotThereIsPassedOverAndPausesAreIgnored() {
+        let reading = PhonemeReading(phonemes: "ə bˈɔːl", events: [(0, "ə"), (0, "_:"), (2, "q"), (2, "b"), (2, "ɔː"), (2, "l")])
+        XCTAssertEqual(reading.offsets, [0, 2, 2, 2, 2, 2, 2])
+        XCTAssertEqual(reading.wordStarts.map(\.offset), [0, 2])
+    }
+
+    func testNoEventsLeaveEveryPhonemeAtTheStart() {
+        let reading = PhonemeReading(phonemes: "hˈɛloʊ", events: [])
+        XCTAssertEqual(Set(reading.offsets), [0])
+    }
+}

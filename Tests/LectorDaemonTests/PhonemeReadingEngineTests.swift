@@ -1,0 +1,38 @@
+import LectorCore
+import LectorSpeech
+import XCTest
+
+/// `SpeechEngine.phonemeReading` through the real espeak-ng: what a neural voice is given.
+final class PhonemeReadingEngineTests: XCTestCase {
+    private static let engine = try! SpeechEngine(bufferedSecondsAhead: 1)
+
+    private func reading(_ text: String, voice name: String = "en-us") throws -> PhonemeReading {
+        let voice = try VoiceCatalog(voices: Self.engine.voices).resolve(language: nil, voice: name)
+        return try XCTUnwrap(Self.engine.phonemeReading(of: try SpeechRequest(text: text), voice: voice), "no reading")
+    }
+
+    /// Function words joined and a number and an abbreviation expanded, yet every word is placed
+    /// by its own offset (DESIGN-NOTES, "Neural voices", checked with espeak-ng 1.51).
+    func testEveryWordIsPlacedByItsOffset() throws {
+        let text = "He sat on the mat at 10 Downing St."
+        let reading = try reading(text)
+        let phonemes = String(String.UnicodeScalarView(reading.phonemes))
+        print("phonemes: \(phonemes)")
+        XCTAssertTrue(phonemes.contains("ˈæt"), "IPA with stress marks: \(phonemes)")
+        XCTAssertTrue(phonemes.contains(" "), "word spaces: \(phonemes)")
+        let words = reading.wordStarts.map(\.offset)
+        // He, sat, on (+the), mat, at, 10, Downing, St.
+        XCTAssertEqual(words, [0, 3, 7, 14, 18, 21, 24, 32], "\(reading.wordStarts) in \(phonemes)")
+        XCTAssertEqual(reading.offsets.count, reading.phonemes.count)
+    }
+
+    /// The reading uses the voice's own text handling, and is the same however often it is asked
+    /// (the engine's synthesis state does not leak into it).
+    func testAReadingIsStable() throws {
+        let first = try reading("Call me Ishmael. Some years ago, never mind how long precisely.")
+        let second = try reading("Call me Ishmael. Some years ago, never mind how long precisely.")
+        XCTAssertEqual(first, second)
+        XCTAssertEqual(first.wordStarts.first?.offset, 0)
+        XCTAssertGreaterThanOrEqual(first.wordStarts.count, 10, "\(first.wordStarts)")
+    }
+}
