@@ -93,6 +93,10 @@ final class EntityExpansionTests: XCTestCase {
         let read = try BookReader.open(url).loadChapter(0)
         XCTAssertEqual(read.text, "Call me Ishmael\u{2014}so wrote Herman Melville & <nobody> else\u{2026}")
         XCTAssertEqual(read.warnings, [])
+
+        // The EPUB 2 book of GeneratedEPUB2Tests (OPF 2.0, NCX, the XHTML 1.1 DTD) through the guard.
+        let epub2 = try BookReader.open(try GeneratedEPUB2Tests.makeBook(in: directory))
+        XCTAssertTrue(try epub2.loadChapter(0).text.contains("The lamp was lit at dusk—always at dusk… said Mr. Pike."))
     }
 
     /// A cancelled parse stops at its next event and says so; the book's later parses (its
