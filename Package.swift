@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "LectorSpeech", dependencies: ["CEspeakNG", "CLinux", "LectorCore"]),
         .target(name: "LectorDaemon",
                 dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore",
-                               "LectorBooks", "LectorXML", "LectorState", "LectorPolicy", "LectorConfig", "CSystemd", "CLinux"]),
+                               "LectorBooks", "LectorXML", "LectorState", "LectorPolicy", "LectorConfig", "LectorSpawn", "CSystemd", "CLinux"]),
         // The read-along page: an HTTP + Server-Sent Events server on loopback (Hummingbird) that is
         // a D-Bus client of the daemon like any other; its page (Page/: plain HTML, CSS, JS) is
         // served from the source tree or /usr/share/lector/view.

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LectorBus
 import LectorCore
+import LectorSpawn
 
 /// Narrator1's members for the read-along page (and `lector chapters`): the chapter list, a
 /// chapter's markup and images, and moving narration to a word the listener chose.
@@ -76,19 +77,22 @@ extension LectorService {
     }
 }
 
-/// Runs `lector view`, which finds or starts the read-along server and the browser. Detached:
-/// the daemon never waits for it.
+/// Runs `lector view`, which finds or starts the read-along server and the browser, through the
+/// one spawner (LectorSpawn: no descriptor of ours leaks into it, default signals, its own
+/// session). The daemon never waits for it on the loop; a background thread reaps it.
 enum ReadAlongLauncher {
     static func open() {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["view"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let null = Glibc.open("/dev/null", O_RDWR | O_CLOEXEC)
+        defer { if null >= 0 { close(null) } }
         do {
-            try process.run()
+            let pid = try Spawn.start(executable, arguments: ["view"], environment: ProcessInfo.processInfo.environment,
+                                      stdio: [null, null, null], detach: .session)
+            // `lector view` returns once the page is open (the server it starts is not its child).
+            DispatchQueue.global(qos: .utility).async {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            }
         } catch {
             Journal.log(.warning, "Raise: could not run lector view: \(error)")
         }
