@@ -3,7 +3,8 @@ import PackageDescription
 
 // Layout (one job per target):
 //   C edges       CSystemd, CPulse, CEspeakNG, CLinux (system headers); one small C target per job Swift
-//                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue
+//                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue,
+//                 CONNXRuntime (ONNX Runtime's C API through dlopen, for neural voices)
 //   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library in their own code;
 //                 LectorConfig parses with TOMLKit, a Swift wrapper of toml++; unit-tested alone)
 //   SSML          LectorSSML: libxml2 behind one file (SSMLReader), espeak-ng's rules in Swift; LectorCore's
@@ -43,6 +44,9 @@ let package = Package(
         .target(name: "CBusVtable", dependencies: ["CSystemd"]),
         .target(name: "CPulseLoop", dependencies: ["CSystemd", "CPulse"]),
         .target(name: "CMainQueue"),
+        // ONNX Runtime's C API, opened with dlopen on first use (never linked): the prefix of its
+        // function table that Lector calls, declared here (Debian 12 has no onnxruntime headers).
+        .target(name: "CONNXRuntime"),
 
         // The bus vocabulary shared by the daemon, the CLI and the tests: names, paths, errors, option keys.
         .target(name: "LectorInterface"),
