@@ -10,6 +10,7 @@ import PackageDescription
 //   SSML          LectorSSML: libxml2 behind one file (SSMLReader), espeak-ng's rules in Swift; LectorCore's
 //                 SpeechRequest calls it as LectorConfig calls TOMLKit
 //   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
+//   neural voice  LectorNeural (Piper voices on ONNX Runtime; not yet wired into narration)
 //   the service   LectorDaemon (one context, one event loop), lector (CLI)
 //   testing       LectorTestKit (private bus + sound server + monitor recorder, EPUB writer), lector-bench
 //                 (every benchmark and the test kit's pulse-probe, one executable with subcommands)
@@ -75,6 +76,10 @@ let package = Package(
         .target(name: "LectorBus", dependencies: ["CSystemd", "CBusVtable", "LectorLoop", "LectorCore"]),
         .target(name: "LectorAudio", dependencies: ["CPulse", "CPulseLoop", "LectorLoop", "LectorCore", "LectorPolicy"]),
         .target(name: "LectorSpeech", dependencies: ["CEspeakNG", "CLinux", "LectorCore"]),
+        // Neural (Piper) voices, not yet wired into narration (issue 22): config, phoneme ids, the
+        // in-memory model patch that exposes durations and duration math are plain Swift;
+        // ONNX Runtime is called from one file (ONNXSession.swift).
+        .target(name: "LectorNeural", dependencies: ["CONNXRuntime"]),
         .target(name: "LectorDaemon",
                 dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore",
                                "LectorBooks", "LectorState", "LectorPolicy", "LectorConfig", "CSystemd", "CLinux"]),
