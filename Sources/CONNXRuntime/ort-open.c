@@ -9,11 +9,17 @@ typedef struct {
     const char *(*GetVersionString)(void);
 } LectorOrtApiBase;
 
-/* The prefix declared in the header ends at slot 100 (ReleaseSessionOptions). */
+/* Slot offsets, from onnxruntime_c_api.h's order (the prefix ends at slot 165). */
+_Static_assert(offsetof(LectorOrtApi, DisableCpuMemArena) == 19 * sizeof(void *), "OrtApi slot 19");
+_Static_assert(offsetof(LectorOrtApi, SetSessionGraphOptimizationLevel) == 23 * sizeof(void *), "OrtApi slot 23");
 _Static_assert(offsetof(LectorOrtApi, GetTensorMutableData) == 51 * sizeof(void *), "OrtApi slot 51");
 _Static_assert(offsetof(LectorOrtApi, CreateCpuMemoryInfo) == 69 * sizeof(void *), "OrtApi slot 69");
 _Static_assert(offsetof(LectorOrtApi, ReleaseEnv) == 92 * sizeof(void *), "OrtApi slot 92");
+_Static_assert(offsetof(LectorOrtApi, ReleaseRunOptions) == 97 * sizeof(void *), "OrtApi slot 97");
 _Static_assert(offsetof(LectorOrtApi, ReleaseSessionOptions) == 100 * sizeof(void *), "OrtApi slot 100");
+_Static_assert(offsetof(LectorOrtApi, AddRunConfigEntry) == 165 * sizeof(void *), "OrtApi slot 165");
+_Static_assert(offsetof(LectorOrtApi, CreateRunOptions) == 39 * sizeof(void *), "OrtApi slot 39");
+_Static_assert(offsetof(LectorOrtApi, RunOptionsSetTerminate) == 46 * sizeof(void *), "OrtApi slot 46");
 
 const LectorOrtApi *lector_ort_open(const char *path, const char **version, char *error, size_t error_size) {
     /* RTLD_LOCAL: its symbols (protobuf, abseil) must not stand in for anyone else's. */

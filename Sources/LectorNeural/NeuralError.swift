@@ -19,6 +19,8 @@ public enum NeuralError: Error, Equatable, Sendable, CustomStringConvertible {
     case runtime(operation: String, message: String)
     /// The model's output is not what its durations promise.
     case badOutput(String)
+    /// `SynthesisCancellation.cancel()` stopped it.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -40,6 +42,7 @@ public enum NeuralError: Error, Equatable, Sendable, CustomStringConvertible {
                     .joined(separator: ", ")
         case .runtime(let operation, let message): return "ONNX Runtime: \(operation) failed: \(message)"
         case .badOutput(let reason): return "voice output: \(reason)"
+        case .cancelled: return "synthesis cancelled"
         }
     }
 }

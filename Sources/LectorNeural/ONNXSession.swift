@@ -42,6 +42,7 @@ final class ORTSession: @unchecked Sendable {   // all use of the handles is und
     }
 
     let library: ORTLibrary
+    let memory: ORTMemory
     private(set) var inputNames: [String] = []
     private(set) var outputNames: [String] = []
     private var env: OpaquePointer?
@@ -55,8 +56,9 @@ final class ORTSession: @unchecked Sendable {   // all use of the handles is und
     /// `intraOpThreads` 1: Lector runs on small machines (2 cores here, shared with the sound
     /// server and the reader's UI); one thread already synthesizes many times faster than real
     /// time, and ONNX Runtime's default (one per core, spinning) would take every core.
-    init(model: [UInt8], library: ORTLibrary, intraOpThreads: Int32 = 1) throws {
+    init(model: [UInt8], library: ORTLibrary, intraOpThreads: Int32 = 1, memory: ORTMemory = .default) throws {
         self.library = library
+        self.memory = memory
         let api = library.api.pointee
         try check(api.CreateEnv!(Int32(LECTOR_ORT_LOGGING_LEVEL_ERROR), "lector", &env), "CreateEnv")
         try check(api.CreateCpuMemoryInfo!(Int32(LECTOR_ORT_ARENA_ALLOCATOR), Int32(LECTOR_ORT_MEM_TYPE_DEFAULT),
@@ -64,6 +66,9 @@ final class ORTSession: @unchecked Sendable {   // all use of the handles is und
         try check(api.CreateSessionOptions!(&options), "CreateSessionOptions")
         try check(api.SetIntraOpNumThreads!(options, intraOpThreads), "SetIntraOpNumThreads")
         try check(api.SetInterOpNumThreads!(options, 1), "SetInterOpNumThreads")
+        if memory == .noArena {
+            try check(api.DisableCpuMemArena!(options), "DisableCpuMemArena")
+        }
         try model.withUnsafeBytes { bytes in
             try check(api.CreateSessionFromArray!(env, bytes.baseAddress, bytes.count, options, &session),
                       "CreateSession")
@@ -94,17 +99,32 @@ final class ORTSession: @unchecked Sendable {   // all use of the handles is und
     }
 
     /// Runs the model; returns each of `outputs` as floats (int64 outputs converted).
-    func run(inputs: [(name: String, value: Input)], outputs: [String]) throws -> [[Float]] {
+    /// `cancellation` stops the run at once from another thread (`NeuralError.cancelled`).
+    func run(inputs: [(name: String, value: Input)], outputs: [String],
+             cancellation: SynthesisCancellation? = nil) throws -> [[Float]] {
         lock.lock()
         defer { lock.unlock() }
         let api = self.api
+        var runOptions: OpaquePointer?
         var values: [OpaquePointer?] = []
         var buffers: [UnsafeMutableRawBufferPointer] = []
         var results = [OpaquePointer?](repeating: nil, count: outputs.count)
-        defer {   // values, results, then the input buffers they pointed into
+        defer {   // results, values, the input buffers they pointed into, then the run's options
             for value in results.reversed() { if let value { api.ReleaseValue!(value) } }
             for value in values.reversed() { if let value { api.ReleaseValue!(value) } }
             for buffer in buffers { buffer.deallocate() }
+            cancellation?.detach()
+            if let runOptions { api.ReleaseRunOptions!(runOptions) }
+        }
+        try check(api.CreateRunOptions!(&runOptions), "CreateRunOptions")
+        if memory == .shrinkAfterRun {
+            // Give the arena's run-sized chunks back after each run: a long sentence otherwise
+            // keeps its peak (hundreds of MB) for as long as the voice is loaded.
+            try check(api.AddRunConfigEntry!(runOptions, "memory.enable_memory_arena_shrinkage", "cpu:0"),
+                      "AddRunConfigEntry")
+        }
+        if let cancellation, let runOptions, !cancellation.attach(runOptions, library: library) {
+            throw NeuralError.cancelled
         }
         for (_, input) in inputs {
             let (buffer, shape, type): (UnsafeMutableRawBufferPointer, [Int64], Int32)
@@ -129,8 +149,12 @@ final class ORTSession: @unchecked Sendable {   // all use of the handles is und
         }
         try withCStrings(inputs.map(\.name)) { inputNames in
             try withCStrings(outputs) { outputNames in
-                try check(api.Run!(session, nil, inputNames, values, inputs.count,
-                                   outputNames, outputs.count, &results), "Run")
+                do {
+                    try check(api.Run!(session, runOptions, inputNames, values, inputs.count,
+                                       outputNames, outputs.count, &results), "Run")
+                } catch NeuralError.runtime where cancellation?.isCancelled == true {
+                    throw NeuralError.cancelled
+                }
             }
         }
         return try results.map { value in
@@ -169,6 +193,59 @@ final class ORTSession: @unchecked Sendable {   // all use of the handles is und
         let text = String(cString: name)
         if let status = api.AllocatorFree!(allocator, name) { api.ReleaseStatus!(status) }
         return text
+    }
+}
+
+/// How ONNX Runtime keeps the memory a run needs (a long sentence needs hundreds of MB).
+public enum ORTMemory: Sendable {
+    /// Its CPU arena keeps every chunk for later runs: fastest, but the peak stays.
+    case keepArena
+    /// The arena, shrunk at the end of each run.
+    case shrinkAfterRun
+    /// No arena: malloc and free each time.
+    case noArena
+
+    public static let `default` = ORTMemory.shrinkAfterRun
+}
+
+/// Stops a synthesis at once from any thread: ONNX Runtime's terminate flag on the run's
+/// options, which it checks between graph nodes.
+public final class SynthesisCancellation: @unchecked Sendable {   // state under `lock`
+    private let lock = NSLock()
+    private var cancelled = false
+    private var running: (options: OpaquePointer, library: ORTLibrary)?
+
+    public init() {}
+
+    public var isCancelled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return cancelled
+    }
+
+    public func cancel() {
+        lock.lock()
+        defer { lock.unlock() }
+        cancelled = true
+        if let (options, library) = running, let status = library.api.pointee.RunOptionsSetTerminate!(options) {
+            library.api.pointee.ReleaseStatus!(status)
+        }
+    }
+
+    /// The run's options, while it runs; false if already cancelled.
+    func attach(_ options: OpaquePointer, library: ORTLibrary) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !cancelled else { return false }
+        running = (options, library)
+        return true
+    }
+
+    /// Before the options are released.
+    func detach() {
+        lock.lock()
+        running = nil
+        lock.unlock()
     }
 }
 

@@ -18,13 +18,15 @@ public final class PiperVoice: Sendable {
     /// Loads `modelPath` and its config (`modelPath` + ".json" unless given). Checks, in this
     /// order: the config, the model file (whole protobuf, one Ceil node), the runtime, the
     /// model's inputs and outputs; each failure is its own `NeuralError`.
-    public init(modelPath: String, configPath: String? = nil, intraOpThreads: Int32 = 1) throws {
+    public init(modelPath: String, configPath: String? = nil, intraOpThreads: Int32 = 1,
+                memory: ORTMemory = .default) throws {
         let config = try PiperConfig(contentsOf: configPath ?? modelPath + ".json")
         let patch = try Self.patchedModel(at: modelPath)
         let library = try ORTLibrary.shared.get()
         let session: ORTSession
         do {
-            session = try ORTSession(model: patch.model, library: library, intraOpThreads: intraOpThreads)
+            session = try ORTSession(model: patch.model, library: library, intraOpThreads: intraOpThreads,
+                                     memory: memory)
         } catch NeuralError.runtime(let operation, let message) where operation == "CreateSession" {
             throw NeuralError.modelCorrupt(path: modelPath, reason: "ONNX Runtime refused it: \(message)")
         }
@@ -57,7 +59,8 @@ public final class PiperVoice: Sendable {
     static func patchedModel(at path: String) throws -> ONNXGraphPatch.Result {
         let bytes: [UInt8]
         do {
-            bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            // Mapped, not read: the one copy is the array (ONNX Runtime makes its own later).
+            bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped))
         } catch {
             throw NeuralError.modelUnreadable(path: path, reason: (error as NSError).localizedDescription)
         }
@@ -71,9 +74,11 @@ public final class PiperVoice: Sendable {
     }
 
     /// Synthesizes `ids` (a `PhonemeIDs.Mapping`'s). `lengthScale` is speed (larger is slower);
-    /// nil scales are the voice's own. Blocks for the model's run: call it off the event loop.
+    /// nil scales are the voice's own. Blocks for the model's run: call it off the event loop;
+    /// `cancellation` stops it at once from another thread.
     public func synthesize(ids: [Int64], lengthScale: Float? = nil, noiseScale: Float? = nil,
-                           noiseW: Float? = nil, speaker: Int = 0) throws -> PiperAudio {
+                           noiseW: Float? = nil, speaker: Int = 0,
+                           cancellation: SynthesisCancellation? = nil) throws -> PiperAudio {
         guard !ids.isEmpty else { return PiperAudio(samples: [], sampleRate: config.sampleRate, idSamples: []) }
         let scales = [noiseScale ?? config.noiseScale, lengthScale ?? config.lengthScale, noiseW ?? config.noiseW]
         var inputs: [(name: String, value: ORTSession.Input)] = [
@@ -84,7 +89,8 @@ public final class PiperVoice: Sendable {
         if config.numSpeakers > 1 {
             inputs.append(("sid", .int64([Int64(speaker)], shape: [1])))
         }
-        let outputs = try session.run(inputs: inputs, outputs: ["output", durationsOutput])
+        let outputs = try session.run(inputs: inputs, outputs: ["output", durationsOutput],
+                                      cancellation: cancellation)
         let idSamples = try Durations.samples(frames: outputs[1], hopLength: config.hopLength)
         try Durations.check(idSamples: idSamples, idCount: ids.count, audioSamples: outputs[0].count)
         return PiperAudio(samples: outputs[0], sampleRate: config.sampleRate, idSamples: idSamples)

@@ -1,7 +1,8 @@
 /* ONNX Runtime's C API, reached at run time (dlopen), never linked: a daemon that never uses a
  * neural voice must not load it. Debian 12 has no onnxruntime headers, so this declares only the
- * stable prefix of the OrtApi function table Lector calls (slots 0..100, all from API version 1:
- * the table only grows, so the prefix holds for every later library). Slot numbers are in the
+ * stable prefix of the OrtApi function table Lector calls (slots 0..100 from API version 1:
+ * the table only grows, so the prefix holds for every later library; AddRunConfigEntry is the one
+ * later slot). Slot numbers are in the
  * comments; unused slots are padding. Enums are passed as int (C enums are int-sized). */
 #pragma once
 #include <stddef.h>
@@ -39,7 +40,9 @@ typedef struct LectorOrtApi {
                       const char *const *input_names, const OrtValue *const *inputs, size_t input_count,
                       const char *const *output_names, size_t output_count, OrtValue **outputs); /* 9 */
     OrtStatus *(*CreateSessionOptions)(OrtSessionOptions **out);                        /* 10 */
-    void *slots11_22[12];
+    void *slots11_18[8];
+    OrtStatus *(*DisableCpuMemArena)(OrtSessionOptions *options);                       /* 19 */
+    void *slots20_22[3];
     OrtStatus *(*SetSessionGraphOptimizationLevel)(OrtSessionOptions *options, int level); /* 23 */
     OrtStatus *(*SetIntraOpNumThreads)(OrtSessionOptions *options, int threads);        /* 24 */
     OrtStatus *(*SetInterOpNumThreads)(OrtSessionOptions *options, int threads);        /* 25 */
@@ -51,7 +54,11 @@ typedef struct LectorOrtApi {
                                       OrtAllocator *allocator, char **out);             /* 36 */
     OrtStatus *(*SessionGetOutputName)(const OrtSession *session, size_t index,
                                        OrtAllocator *allocator, char **out);            /* 37 */
-    void *slots38_48[11];
+    void *slots38[1];
+    OrtStatus *(*CreateRunOptions)(OrtRunOptions **out);                                /* 39 */
+    void *slots40_45[6];
+    OrtStatus *(*RunOptionsSetTerminate)(OrtRunOptions *options);                       /* 46 */
+    void *slots47_48[2];
     OrtStatus *(*CreateTensorWithDataAsOrtValue)(const OrtMemoryInfo *info, void *data, size_t data_length,
                                                  const int64_t *shape, size_t shape_length,
                                                  int element_type, OrtValue **out);     /* 49 */
@@ -74,9 +81,13 @@ typedef struct LectorOrtApi {
     void (*ReleaseMemoryInfo)(OrtMemoryInfo *);                                         /* 94 */
     void (*ReleaseSession)(OrtSession *);                                               /* 95 */
     void (*ReleaseValue)(OrtValue *);                                                   /* 96 */
-    void *slots97_98[2];
+    void (*ReleaseRunOptions)(OrtRunOptions *);                                         /* 97 */
+    void *slots98[1];
     void (*ReleaseTensorTypeAndShapeInfo)(OrtTensorTypeAndShapeInfo *);                 /* 99 */
     void (*ReleaseSessionOptions)(OrtSessionOptions *);                                 /* 100 */
+    void *slots101_164[64];
+    /* Run options by key ("memory.enable_memory_arena_shrinkage"); older than API version 11. */
+    OrtStatus *(*AddRunConfigEntry)(OrtRunOptions *options, const char *key, const char *value); /* 165 */
 } LectorOrtApi;
 
 /* The API version asked for: old enough for Debian 13's 1.21 (and the PyPI wheel's 1.32). */
