@@ -18,7 +18,7 @@ final class PiperVoiceRealTests: XCTestCase {
                     .first(where: { $0.hasSuffix("en_US-joe-medium.onnx") })
                 else { throw NeuralError.modelUnreadable(path: "en_US-joe-medium.onnx", reason: "not found in site-packages") }
                 let start = DispatchTime.now().uptimeNanoseconds
-                let voice = try PiperVoice(modelPath: path)
+                let voice = try PiperVoice(modelPath: path, memory: Self.memory)
                 return (voice, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
             if case .success(let (voice, seconds)) = Self.loaded {
@@ -35,6 +35,17 @@ final class PiperVoiceRealTests: XCTestCase {
                 throw error
             }
             throw XCTSkip(message)
+        }
+    }
+
+    /// ONNX Runtime's memory policy: the default, or LECTOR_NEURAL_MEMORY=keep|shrink|none to
+    /// compare them in the figures.
+    static var memory: ORTMemory {
+        switch ProcessInfo.processInfo.environment["LECTOR_NEURAL_MEMORY"] {
+        case "keep": return .keepArena
+        case "shrink": return .shrinkAfterRun
+        case "none": return .noArena
+        default: return .default
         }
     }
 
@@ -93,6 +104,35 @@ final class PiperVoiceRealTests: XCTestCase {
         XCTAssertEqual(slow.idSamples.reduce(0, +), slow.samples.count)
     }
 
+    func testCancelStopsARunAtOnce() throws {
+        let voice = try voice()
+        let ids = try voice.phonemeIDs.ids(forIPA: try Self.ipa(Self.mobyDick[3])).ids
+        let cancellation = SynthesisCancellation()
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<PiperAudio, Error>?
+        let start = DispatchTime.now().uptimeNanoseconds
+        Thread {
+            outcome = Result { try voice.synthesize(ids: ids, cancellation: cancellation) }
+            done.signal()
+        }.start()
+        usleep(100_000)
+        let cancelledAt = DispatchTime.now().uptimeNanoseconds
+        cancellation.cancel()
+        done.wait()
+        let stopped = Double(DispatchTime.now().uptimeNanoseconds - cancelledAt) / 1e6
+        let whole = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        guard case .failure(let error)? = outcome, error as? NeuralError == .cancelled else {
+            return XCTFail("not cancelled: \(String(describing: outcome)) after \(whole) ms")
+        }
+        print("neural: a 20 s sentence cancelled 100 ms in stopped \(String(format: "%.1f", stopped)) ms later")
+        XCTAssertLessThan(stopped, 200)
+        // Cancelled before it starts, and the voice speaks on afterwards.
+        XCTAssertThrowsError(try voice.synthesize(ids: ids, cancellation: cancellation)) { error in
+            XCTAssertEqual(error as? NeuralError, .cancelled)
+        }
+        XCTAssertGreaterThan(try voice.synthesize(ids: Array(ids.prefix(40)) + [2]).samples.count, 0)
+    }
+
     func testRuntimeAcceptsTheOutputWithAndWithoutAType() throws {
         let voice = try voice()
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: voice.modelPath)))
@@ -130,7 +170,12 @@ final class PiperVoiceRealTests: XCTestCase {
     /// Figures for issue 22: Moby-Dick's first paragraph, one run per sentence as Piper does.
     func testMeasureMobyDickFirstParagraph() throws {
         let voice = try voice()
-        let sentences = PiperVoiceRealTests.mobyDick
+        // LECTOR_NEURAL_CHUNKS=clauses cuts at ";" and "—" too: a run's memory grows with its length.
+        let clauses = ProcessInfo.processInfo.environment["LECTOR_NEURAL_CHUNKS"] == "clauses"
+        let sentences = clauses
+            ? Self.mobyDick.flatMap { $0.split(whereSeparator: { $0 == ";" || $0 == "—" }).map(String.init) }
+            : Self.mobyDick
+        var longest = 0.0
         var audioSeconds = 0.0
         var synthSeconds = 0.0
         var first: Double?
@@ -142,9 +187,11 @@ final class PiperVoiceRealTests: XCTestCase {
             first = first ?? took
             synthSeconds += took
             audioSeconds += audio.seconds
+            longest = max(longest, audio.seconds)
             XCTAssertEqual(audio.idSamples.reduce(0, +), audio.samples.count)
         }
-        print("neural: Moby-Dick paragraph: \(String(format: "%.1f", audioSeconds)) s audio in \(String(format: "%.2f", synthSeconds)) s, "
+        print("neural: Moby-Dick paragraph in \(sentences.count) runs (longest \(String(format: "%.1f", longest)) s): "
+              + "\(String(format: "%.1f", audioSeconds)) s audio in \(String(format: "%.2f", synthSeconds)) s, "
               + "RTF \(String(format: "%.3f", synthSeconds / audioSeconds)), first sentence \(String(format: "%.0f", first! * 1000)) ms; \(Self.rss())")
         XCTAssertLessThan(synthSeconds / audioSeconds, 0.5)
     }
