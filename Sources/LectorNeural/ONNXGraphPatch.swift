@@ -31,6 +31,17 @@ public enum ONNXGraphPatch {
     static let floatElementType: UInt64 = 1
 
     public static func addingDurationsOutput(to model: [UInt8], typed: Bool = true) throws(Failure) -> Result {
+        do {
+            return try model.withUnsafeBytes { try addingDurationsOutput(to: $0, typed: typed) }
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw .corrupt("\(error)")   // withUnsafeBytes rethrows untyped; only Failure comes
+        }
+    }
+
+    /// The same from bytes in place (a mapped file): the patched model is the one copy made.
+    public static func addingDurationsOutput(to model: UnsafeRawBufferPointer, typed: Bool = true) throws(Failure) -> Result {
         // ModelProto: find the graph (field 7), checking every top-level field is whole.
         var graphField: (tagStart: Int, bodyStart: Int, bodyEnd: Int)?
         var reader = Reader(bytes: model, range: 0..<model.count)
@@ -77,7 +88,7 @@ public enum ONNXGraphPatch {
                                : "the graph has \(ceilOutputs.count) Ceil outputs (\(ceilOutputs.joined(separator: ", ")))")
         }
         if outputs.contains(ceil) {
-            return Result(model: model, durationsOutput: ceil, outputs: outputs, alreadyOutput: true)
+            return Result(model: Array(model), durationsOutput: ceil, outputs: outputs, alreadyOutput: true)
         }
 
         // The new ValueInfoProto { name, type { tensor_type { elem_type: FLOAT } } }.
@@ -107,7 +118,7 @@ public enum ONNXGraphPatch {
         return Result(model: patched, durationsOutput: ceil, outputs: outputs + [ceil], alreadyOutput: false)
     }
 
-    private static func string(_ bytes: [UInt8], _ range: Range<Int>) throws(Failure) -> String {
+    private static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) throws(Failure) -> String {
         guard let text = String(validating: bytes[range], as: UTF8.self) else {
             throw .corrupt("a name is not UTF-8")
         }
@@ -124,11 +135,11 @@ public enum ONNXGraphPatch {
 
     /// Reads fields within `range`, refusing anything that runs past it.
     struct Reader {
-        let bytes: [UInt8]
+        let bytes: UnsafeRawBufferPointer
         var position: Int
         let end: Int
 
-        init(bytes: [UInt8], range: Range<Int>) {
+        init(bytes: UnsafeRawBufferPointer, range: Range<Int>) {
             self.bytes = bytes
             position = range.lowerBound
             end = range.upperBound

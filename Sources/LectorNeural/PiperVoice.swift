@@ -57,18 +57,18 @@ public final class PiperVoice: Sendable {
 
     /// The model file, read and patched in memory (`ONNXGraphPatch`), with named errors.
     static func patchedModel(at path: String) throws -> ONNXGraphPatch.Result {
-        let bytes: [UInt8]
+        let file: Data
         do {
-            // Mapped, not read: the one copy is the array (ONNX Runtime makes its own later).
-            bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped))
+            // Mapped, not read: the patched model is the one copy (ONNX Runtime makes its own later).
+            file = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {
             throw NeuralError.modelUnreadable(path: path, reason: (error as NSError).localizedDescription)
         }
         do {
-            return try ONNXGraphPatch.addingDurationsOutput(to: bytes)
-        } catch .corrupt(let reason) {
+            return try file.withUnsafeBytes { try ONNXGraphPatch.addingDurationsOutput(to: $0) }
+        } catch ONNXGraphPatch.Failure.corrupt(let reason) {
             throw NeuralError.modelCorrupt(path: path, reason: reason)
-        } catch .noDurations(let reason) {
+        } catch ONNXGraphPatch.Failure.noDurations(let reason) {
             throw NeuralError.modelWithoutDurations(path: path, reason: reason)
         }
     }

@@ -194,6 +194,14 @@ final class PiperVoiceRealTests: XCTestCase {
               + "\(String(format: "%.1f", audioSeconds)) s audio in \(String(format: "%.2f", synthSeconds)) s, "
               + "RTF \(String(format: "%.3f", synthSeconds / audioSeconds)), first sentence \(String(format: "%.0f", first! * 1000)) ms; \(Self.rss())")
         XCTAssertLessThan(synthSeconds / audioSeconds, 0.5)
+        // Load again, the runtime already open: the patch (read, scan, copy) and the session apart.
+        let start = DispatchTime.now().uptimeNanoseconds
+        let patch = try PiperVoice.patchedModel(at: voice.modelPath)
+        let patched = DispatchTime.now().uptimeNanoseconds
+        _ = try ORTSession(model: patch.model, library: try ORTLibrary.shared.get())
+        let loaded = DispatchTime.now().uptimeNanoseconds
+        print("neural: second load: read and patch \(String(format: "%.0f", Double(patched - start) / 1e6)) ms, "
+              + "session \(String(format: "%.0f", Double(loaded - patched) / 1e6)) ms")
     }
 
     static let mobyDick = [
