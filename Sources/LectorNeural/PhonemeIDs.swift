@@ -9,9 +9,30 @@ public struct PhonemeIDs: Sendable {
     public static let eos = "$"
 
     public let map: [String: [Int64]]
+    /// Sequences merged into one phoneme before look-up, longest first (`PiperConfig.vowelClusters`).
+    public let clusters: [[String]]
 
-    public init(map: [String: [Int64]]) {
+    public init(map: [String: [Int64]], clusters: [[String]] = []) {
         self.map = map
+        self.clusters = clusters.filter { $0.count > 1 }.sorted { $0.count > $1.count }
+    }
+
+    /// `phonemes` with known clusters merged, longest match first, left to right (as piper1-gpl's
+    /// _merge_known_vowel_clusters).
+    public func mergingClusters(_ phonemes: [String]) -> [String] {
+        guard !clusters.isEmpty else { return phonemes }
+        var merged: [String] = []
+        var index = 0
+        while index < phonemes.count {
+            if let cluster = clusters.first(where: { phonemes[index...].starts(with: $0) }) {
+                merged.append(cluster.joined())
+                index += cluster.count
+            } else {
+                merged.append(phonemes[index])
+                index += 1
+            }
+        }
+        return merged
     }
 
     /// The ids for one utterance and where each phoneme's ids lie.
@@ -60,9 +81,9 @@ public struct PhonemeIDs: Sendable {
         return Mapping(ids: ids, phonemes: kept, missing: missing)
     }
 
-    /// `mapping(of:)` of an IPA string; throws `missingPhonemes` unless every phoneme is known.
+    /// `mapping(of:)` of an IPA string, clusters merged; throws `missingPhonemes` unless every phoneme is known.
     public func ids(forIPA ipa: String) throws -> Mapping {
-        let result = mapping(of: Self.phonemes(ofIPA: ipa))
+        let result = mapping(of: mergingClusters(Self.phonemes(ofIPA: ipa)))
         guard result.missing.isEmpty else { throw NeuralError.missingPhonemes(result.missing) }
         return result
     }

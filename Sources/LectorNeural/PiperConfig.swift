@@ -15,6 +15,9 @@ public struct PiperConfig: Equatable, Sendable {
     /// Samples per model frame (VITS hop length).
     public var hopLength: Int
     public var phonemeIDMap: [String: [Int64]]
+    /// Phoneme sequences the voice takes as one phoneme ("a", "ɪ" → "aɪ"; piper1-gpl's
+    /// vowel_clusters, newer voices only). Each merged phoneme is in the map.
+    public var vowelClusters: [[String]]
 
     /// Piper's defaults for a config without `inference` (piper1-gpl config.py).
     public static let defaultNoiseScale: Float = 0.667
@@ -90,6 +93,12 @@ public struct PiperConfig: Equatable, Sendable {
             throw NeuralError.configMissingField(path: path, field: "phoneme_id_map[\"\(symbol)\"]")
         }
         phonemeIDMap = ids
+        let clusters = try fields.optional("vowel_clusters") { $0 as? [[String]] } ?? []
+        for cluster in clusters where cluster.count < 2 || ids[cluster.joined()] == nil {
+            throw NeuralError.configInvalidField(path: path, field: "vowel_clusters",
+                                                 reason: "has \(cluster), whose merged phoneme is not in phoneme_id_map")
+        }
+        vowelClusters = clusters
     }
 
     private static func reason(_ error: Error) -> String {

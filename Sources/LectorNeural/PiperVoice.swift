@@ -43,7 +43,7 @@ public final class PiperVoice: Sendable {
         self.name = URL(fileURLWithPath: modelPath).deletingPathExtension().lastPathComponent
         self.modelPath = modelPath
         self.config = config
-        self.phonemeIDs = PhonemeIDs(map: config.phonemeIDMap)
+        self.phonemeIDs = PhonemeIDs(map: config.phonemeIDMap, clusters: config.vowelClusters)
         self.durationsOutput = patch.durationsOutput
         self.runtimePath = library.path
         self.runtimeVersion = library.version

@@ -30,6 +30,13 @@ final class PhonemeIDsTests: XCTestCase {
         }
     }
 
+    func testVowelClustersMergeBeforeLookUp() throws {
+        let clustered = PhonemeIDs(map: ["_": [0], "^": [1], "$": [2], "a": [14], "ɪ": [74], "aɪ": [160], "t": [32]],
+                                   clusters: [["a", "ɪ"]])
+        XCTAssertEqual(clustered.mergingClusters(["t", "a", "ɪ", "a", "t"]), ["t", "aɪ", "a", "t"])
+        XCTAssertEqual(try clustered.ids(forIPA: "taɪt").ids, [1, 0, 32, 0, 160, 0, 32, 0, 2])
+    }
+
     func testMultiIDPhonemeKeepsItsRange() {
         let multi = PhonemeIDs(map: ["_": [0], "^": [1], "$": [2], "x": [7, 8]])
         let mapping = multi.mapping(of: ["x", "x"])

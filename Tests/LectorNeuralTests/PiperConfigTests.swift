@@ -81,6 +81,20 @@ final class PiperConfigTests: XCTestCase {
         }
     }
 
+    func testVowelClusters() throws {
+        var object = Self.minimal
+        object["vowel_clusters"] = [["a", "ˈ"]]
+        var map = object["phoneme_id_map"] as! [String: Any]
+        map["aˈ"] = [200]
+        object["phoneme_id_map"] = map
+        XCTAssertEqual(try load(object).vowelClusters, [["a", "ˈ"]])
+        XCTAssertEqual(try load(Self.minimal).vowelClusters, [])
+        object["vowel_clusters"] = [["a", " "]]
+        XCTAssertThrowsError(try load(object)) { error in
+            guard case .configInvalidField(_, "vowel_clusters", _)? = error as? NeuralError else { return XCTFail("\(error)") }
+        }
+    }
+
     func testNotJSONAndMissingFile() {
         XCTAssertThrowsError(try PiperConfig(json: Data("{\"audio\": ".utf8), path: "x.json")) { error in
             guard case .configUnreadable(path: "x.json", _)? = error as? NeuralError else { return XCTFail("\(error)") }
