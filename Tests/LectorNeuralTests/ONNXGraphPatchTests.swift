@@ -102,6 +102,32 @@ final class ONNXGraphPatchTests: XCTestCase {
         }
     }
 
+    /// Mutated models (bytes changed, cut, inserted): the patch refuses them by name or gives a
+    /// model it can read again; it never traps.
+    func testMutatedModelsNeverTrap() throws {
+        var generator = SystemRandomNumberGenerator()
+        let seed = Self.model(padding: 150)
+        var refused = 0
+        for _ in 0..<5000 {
+            var bytes = seed
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                let at = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[at] = UInt8.random(in: 0...255, using: &generator)
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(UInt8.random(in: 0...255, using: &generator), at: at)
+                }
+            }
+            do {
+                let result = try ONNXGraphPatch.addingDurationsOutput(to: bytes)
+                XCTAssertTrue(try ONNXGraphPatch.addingDurationsOutput(to: result.model).alreadyOutput)
+            } catch {
+                refused += 1
+            }
+        }
+        XCTAssertGreaterThan(refused, 1000)
+    }
+
     func testVoiceLoaderNamesTheFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lector-neural-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -95,6 +95,23 @@ final class PiperConfigTests: XCTestCase {
         }
     }
 
+    /// Mutated configs: loaded or refused with a NeuralError, never a trap.
+    func testMutatedConfigsNeverTrap() throws {
+        let seed = [UInt8](try JSONSerialization.data(withJSONObject: Self.minimal))
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            var bytes = seed
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            do {
+                _ = try PiperConfig(json: Data(bytes), path: "f.json")
+            } catch {
+                XCTAssertTrue(error is NeuralError, "\(error)")
+            }
+        }
+    }
+
     func testNotJSONAndMissingFile() {
         XCTAssertThrowsError(try PiperConfig(json: Data("{\"audio\": ".utf8), path: "x.json")) { error in
             guard case .configUnreadable(path: "x.json", _)? = error as? NeuralError else { return XCTFail("\(error)") }
