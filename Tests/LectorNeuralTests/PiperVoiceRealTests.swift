@@ -67,7 +67,7 @@ final class PiperVoiceRealTests: XCTestCase {
 
     static func rss() -> String {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        return status.split(separator: "\n").filter { $0.hasPrefix("VmRSS") || $0.hasPrefix("VmHWM") }
+        return status.split(separator: "\n").filter { $0.hasPrefix("VmRSS") || $0.hasPrefix("VmHWM") || $0.hasPrefix("Threads") }
             .map { $0.replacingOccurrences(of: "\t", with: "").replacingOccurrences(of: "  ", with: "") }
             .joined(separator: ", ")
     }
