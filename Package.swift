@@ -3,13 +3,15 @@ import PackageDescription
 
 // Layout (one job per target):
 //   C edges       CSystemd, CPulse, CEspeakNG, CLinux (system headers); one small C target per job Swift
-//                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue
+//                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue,
+//                 CONNXRuntime (ONNX Runtime's C API through dlopen, for neural voices)
 //   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library in their own code;
 //                 LectorConfig parses with TOMLKit, a Swift wrapper of toml++; unit-tested alone)
 //   XML           LectorXML: the one guarded way to run libxml2 (entity budget, cancellation, CPU budget)
 //   SSML          LectorSSML: libxml2 behind one file (SSMLReader), espeak-ng's rules in Swift; LectorCore's
 //                 SpeechRequest calls it as LectorConfig calls TOMLKit
 //   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
+//   neural voice  LectorNeural (Piper voices on ONNX Runtime; not yet wired into narration)
 //   the service   LectorDaemon (one context, one event loop), lector (CLI)
 //   testing       LectorTestKit (private bus + sound server + monitor recorder, EPUB writer), lector-bench
 //                 (every benchmark and the test kit's pulse-probe, one executable with subcommands)
@@ -44,6 +46,9 @@ let package = Package(
         .target(name: "CBusVtable", dependencies: ["CSystemd"]),
         .target(name: "CPulseLoop", dependencies: ["CSystemd", "CPulse"]),
         .target(name: "CMainQueue"),
+        // ONNX Runtime's C API, opened with dlopen on first use (never linked): the prefix of its
+        // function table that Lector calls, declared here (Debian 12 has no onnxruntime headers).
+        .target(name: "CONNXRuntime"),
 
         // libxml2 run one way for every document Lector reads: no network, internal entities only and
         // within a budget, each parse cancellable and on a CPU budget (XMLReader, XMLParseScope).
@@ -75,6 +80,10 @@ let package = Package(
         .target(name: "LectorBus", dependencies: ["CSystemd", "CBusVtable", "LectorLoop", "LectorCore"]),
         .target(name: "LectorAudio", dependencies: ["CPulse", "CPulseLoop", "LectorLoop", "LectorCore", "LectorPolicy"]),
         .target(name: "LectorSpeech", dependencies: ["CEspeakNG", "CLinux", "LectorCore"]),
+        // Neural (Piper) voices, not yet wired into narration (issue 22): config, phoneme ids, the
+        // in-memory model patch that exposes durations and duration math are plain Swift;
+        // ONNX Runtime is called from one file (ONNXSession.swift).
+        .target(name: "LectorNeural", dependencies: ["CONNXRuntime"]),
         .target(name: "LectorDaemon",
                 dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore",
                                "LectorBooks", "LectorXML", "LectorState", "LectorPolicy", "LectorConfig", "LectorSpawn", "CSystemd", "CLinux"]),
@@ -106,6 +115,9 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
+        // Pure unit tests, and the real voice and runtime from PyPI (scripts/install-deps --test);
+        // piper-anchor.py is the piper-tts side of the figures.
+        .testTarget(name: "LectorNeuralTests", dependencies: ["LectorNeural"], exclude: ["piper-anchor.py"]),
         .testTarget(name: "LectorSSMLTests", dependencies: ["LectorSSML", "LectorInterface", "LectorTestKit"]),
         // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory.
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorTestKit", "LectorPolicy", "LectorAudio",
