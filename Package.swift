@@ -84,6 +84,9 @@ let package = Package(
         // in-memory model patch that exposes durations and duration math are plain Swift;
         // ONNX Runtime is called from one file (ONNXSession.swift).
         .target(name: "LectorNeural", dependencies: ["CONNXRuntime"]),
+        // A neural voice speaking narration: espeak-ng's phoneme reading in, a Piper voice's
+        // audio and word boundaries out on the synthesis mailbox, on a worker thread of its own.
+        .target(name: "LectorNeuralSpeech", dependencies: ["LectorNeural", "LectorSpeech", "LectorCore"]),
         .target(name: "LectorDaemon",
                 dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore",
                                "LectorBooks", "LectorXML", "LectorState", "LectorPolicy", "LectorConfig", "LectorSpawn", "CSystemd", "CLinux"]),
@@ -118,6 +121,7 @@ let package = Package(
         // Pure unit tests, and the real voice and runtime from PyPI (scripts/install-deps --test);
         // piper-anchor.py is the piper-tts side of the figures.
         .testTarget(name: "LectorNeuralTests", dependencies: ["LectorNeural"], exclude: ["piper-anchor.py"]),
+        .testTarget(name: "LectorNeuralSpeechTests", dependencies: ["LectorNeuralSpeech", "LectorNeural", "LectorSpeech", "LectorCore"]),
         .testTarget(name: "LectorSSMLTests", dependencies: ["LectorSSML", "LectorInterface", "LectorTestKit"]),
         // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory.
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorTestKit", "LectorPolicy", "LectorAudio",

@@ -343,7 +343,7 @@ public final class SpeechEngine: @unchecked Sendable {
                          UInt32(espeakCHARS_UTF8) | (job.request.phonemeInput ? UInt32(espeakPHONEMES) : 0), nil, nil)
         }
         currentCollector = nil
-        let phonemes = Self.phonemes(job.request.text, mode: Int32(espeakPHONEMES_IPA))
+        let phonemes = Self.phonemes(job.request.text, mode: Int32(espeakPHONEMES_IPA), terminators: true)
         return PhonemeReading(phonemes: phonemes, events: collector.events)
     }
 
@@ -388,8 +388,10 @@ public final class SpeechEngine: @unchecked Sendable {
     }
 
     /// One text's phonemes, clause by clause, joined by spaces: espeak-ng's mnemonics, or IPA
-    /// with `espeakPHONEMES_IPA`.
-    private static func phonemes(_ text: String, mode: Int32 = 0) -> String {
+    /// with `espeakPHONEMES_IPA`. `terminators`: each clause keeps the punctuation that ended it
+    /// (. , ; : ! ?), as Piper's voices are trained (their pauses and intonation come from it);
+    /// 1.51 has no espeak_TextToPhonemesWithTerminator, so it is read from the clause's text.
+    private static func phonemes(_ text: String, mode: Int32 = 0, terminators: Bool = false) -> String {
         var parts: [String] = []
         text.withCString { start in
             var cursor: UnsafeRawPointer? = UnsafeRawPointer(start)
@@ -398,7 +400,14 @@ public final class SpeechEngine: @unchecked Sendable {
                 guardCount += 1
                 var next: UnsafeRawPointer? = position
                 guard let result = espeak_TextToPhonemes(&next, Int32(espeakCHARS_UTF8), mode) else { break }
-                let phonemes = String(cString: result)
+                var phonemes = String(cString: result)
+                if terminators, let end = next ?? UnsafeRawPointer(start + strlen(start)).optional, end > position {
+                    let clause = String(decoding: UnsafeRawBufferPointer(start: position, count: end - position), as: UTF8.self)
+                    if let last = clause.unicodeScalars.last(where: { !$0.properties.isWhitespace && $0.value != 0 }),
+                       ".,;:!?".unicodeScalars.contains(last) {
+                        phonemes.append(Character(last))
+                    }
+                }
                 if !phonemes.isEmpty { parts.append(phonemes) }
                 if next == position { break }
                 cursor = next
@@ -434,6 +443,10 @@ public final class SpeechEngine: @unchecked Sendable {
         }
         return result
     }
+}
+
+private extension UnsafeRawPointer {
+    var optional: UnsafeRawPointer? { self }
 }
 
 /// The speech being synthesized right now; touched only on the engine thread.
