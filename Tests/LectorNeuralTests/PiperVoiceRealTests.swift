@@ -130,10 +130,13 @@ final class PiperVoiceRealTests: XCTestCase {
     func testLengthScaleIsSpeed() throws {
         let voice = try voice()
         let ids = try voice.phonemeIDs.ids(forIPA: try Self.ipa("Call me Ishmael. Some years ago, never mind how long precisely.")).ids
-        let normal = try voice.synthesize(ids: ids)
-        let slow = try voice.synthesize(ids: ids, lengthScale: 1.5)
-        XCTAssertGreaterThan(slow.seconds / normal.seconds, 1.3)
-        XCTAssertLessThan(slow.seconds / normal.seconds, 1.7)
+        // noise_w 0: the duration predictor's noise off, so the two runs differ by speed only
+        // (with it, this phrase's ratio strayed down to 1.29). Not 1.5: each id's frames are
+        // rounded up (Ceil), so the many short pads stretch less (1.41 here).
+        let normal = try voice.synthesize(ids: ids, noiseW: 0)
+        let slow = try voice.synthesize(ids: ids, lengthScale: 1.5, noiseW: 0)
+        XCTAssertGreaterThan(slow.seconds / normal.seconds, 1.35)
+        XCTAssertLessThan(slow.seconds / normal.seconds, 1.55)
         XCTAssertEqual(slow.idSamples.reduce(0, +), slow.samples.count)
     }
 
