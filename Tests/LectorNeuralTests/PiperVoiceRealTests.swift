@@ -11,30 +11,43 @@ final class PiperVoiceRealTests: XCTestCase {
     /// The voice, loaded once for all tests here (load time printed once).
     nonisolated(unsafe) static var loaded: Result<(PiperVoice, Double), Error>?
 
+    /// The packaged voice's model, found as the daemon will find it.
+    static func voicePath() throws -> String {
+        guard let path = RuntimeLocator.packagedVoices(sitePackages: RuntimeLocator.sitePackages())
+            .first(where: { $0.hasSuffix("en_US-joe-medium.onnx") })
+        else { throw NeuralError.modelUnreadable(path: "en_US-joe-medium.onnx", reason: "not found in site-packages") }
+        return path
+    }
+
+    /// Fails under CI, else skips, saying what to install.
+    func unavailable(_ error: Error) throws -> Never {
+        let message = "no real Piper voice: \(error); \(Self.install)"
+        if ProcessInfo.processInfo.environment["CI"] != nil {
+            XCTFail(message)
+            throw error
+        }
+        throw XCTSkip(message)
+    }
+
     func voice() throws -> PiperVoice {
         if Self.loaded == nil {
+            var rssBeforeLoad = 0
             Self.loaded = Result {
-                guard let path = RuntimeLocator.packagedVoices(sitePackages: RuntimeLocator.sitePackages())
-                    .first(where: { $0.hasSuffix("en_US-joe-medium.onnx") })
-                else { throw NeuralError.modelUnreadable(path: "en_US-joe-medium.onnx", reason: "not found in site-packages") }
+                let path = try Self.voicePath()
+                rssBeforeLoad = Self.rssKB()
                 let start = DispatchTime.now().uptimeNanoseconds
                 let voice = try PiperVoice(modelPath: path, memory: Self.memory)
                 return (voice, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
             if case .success(let (voice, seconds)) = Self.loaded {
                 print("neural: loaded \(voice.name) in \(String(format: "%.3f", seconds)) s (ONNX Runtime \(voice.runtimeVersion), "
-                      + "\(voice.runtimePath)); durations from \(voice.durationsOutput); RSS \(Self.rss())")
+                      + "\(voice.runtimePath)); durations from \(voice.durationsOutput); RSS \(rssBeforeLoad / 1024) MB before "
+                      + "(runtime not loaded), then \(Self.rss())")
             }
         }
         switch Self.loaded! {
         case .success(let (voice, _)): return voice
-        case .failure(let error):
-            let message = "no real Piper voice: \(error); \(Self.install)"
-            if ProcessInfo.processInfo.environment["CI"] != nil {
-                XCTFail(message)
-                throw error
-            }
-            throw XCTSkip(message)
+        case .failure(let error): try unavailable(error)
         }
     }
 
@@ -63,6 +76,12 @@ final class PiperVoiceRealTests: XCTestCase {
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return lines.joined(separator: ", ") + "."
+    }
+
+    static func rssKB() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
     static func rss() -> String {
@@ -130,10 +149,13 @@ final class PiperVoiceRealTests: XCTestCase {
     func testLengthScaleIsSpeed() throws {
         let voice = try voice()
         let ids = try voice.phonemeIDs.ids(forIPA: try Self.ipa("Call me Ishmael. Some years ago, never mind how long precisely.")).ids
-        let normal = try voice.synthesize(ids: ids)
-        let slow = try voice.synthesize(ids: ids, lengthScale: 1.5)
-        XCTAssertGreaterThan(slow.seconds / normal.seconds, 1.3)
-        XCTAssertLessThan(slow.seconds / normal.seconds, 1.7)
+        // noise_w 0: the duration predictor's noise off, so the two runs differ by speed only
+        // (with it, this phrase's ratio strayed down to 1.29). Not 1.5: each id's frames are
+        // rounded up (Ceil), so the many short pads stretch less (1.41 here).
+        let normal = try voice.synthesize(ids: ids, noiseW: 0)
+        let slow = try voice.synthesize(ids: ids, lengthScale: 1.5, noiseW: 0)
+        XCTAssertGreaterThan(slow.seconds / normal.seconds, 1.35)
+        XCTAssertLessThan(slow.seconds / normal.seconds, 1.55)
         XCTAssertEqual(slow.idSamples.reduce(0, +), slow.samples.count)
     }
 
@@ -235,6 +257,27 @@ final class PiperVoiceRealTests: XCTestCase {
         let loaded = DispatchTime.now().uptimeNanoseconds
         print("neural: second load: read and patch \(String(format: "%.0f", Double(patched - start) / 1e6)) ms, "
               + "session \(String(format: "%.0f", Double(loaded - patched) / 1e6)) ms")
+    }
+
+    /// What unloading a voice gives back (the runtime stays mapped): RSS before a voice of its
+    /// own is loaded (run alone: before the runtime is), after, after a sentence, once released.
+    func testMemoryComesBackWhenAVoiceIsReleased() throws {
+        let path: String
+        do { path = try Self.voicePath() } catch { try unavailable(error) }
+        let rssKB = Self.rssKB
+        let runtimeLoaded = Self.loaded != nil   // (asking ORTLibrary.shared would load it)
+        let before = rssKB()
+        var second: PiperVoice? = try PiperVoice(modelPath: path)
+        let ids = try second!.phonemeIDs.ids(forIPA: try Self.ipa(Self.mobyDick[2])).ids
+        let loaded = rssKB()
+        _ = try second?.synthesize(ids: ids)
+        let spoken = rssKB()
+        second = nil
+        let released = rssKB()
+        print("neural: a voice of its own: RSS \(before / 1024) MB before (runtime \(runtimeLoaded ? "loaded" : "not loaded")), \(loaded / 1024) loaded, "
+              + "\(spoken / 1024) after a 5 s sentence, \(released / 1024) released")
+        // The runtime, once loaded, stays (not safe to unload): ~34 MB of it when this runs alone.
+        XCTAssertLessThan(released - before, (runtimeLoaded ? 10 : 50) * 1024, "a released voice gives back its memory")
     }
 
     static let mobyDick = [
