@@ -210,18 +210,13 @@ public final class SpeechEngine: @unchecked Sendable {
     // MARK: - engine thread only
 
     private func initializeOnEngineThread() -> String? {
-        // espeak_ng_Initialize first, for its error; then the classic call, the only one that
-        // turns on phoneme events (in IPA) for `phonemeReading`. Synthesis ignores them.
-        espeak_ng_InitializePath(nil)
-        var context: espeak_ng_ERROR_CONTEXT?
-        let status = espeak_ng_Initialize(&context)
-        guard status == ENS_OK else {
-            espeak_ng_ClearErrorContext(&context)
-            return "espeak-ng failed to initialize (status \(status.rawValue)); is espeak-ng-data installed?"
-        }
+        // The classic call: the only one that turns on phoneme events (in IPA) for
+        // `phonemeReading`; synthesis ignores them. (Calling espeak_ng_Initialize as well made
+        // espeak_ng_Terminate hang at shutdown.)
         let options = espeakINITIALIZE_PHONEME_EVENTS | espeakINITIALIZE_PHONEME_IPA | espeakINITIALIZE_DONT_EXIT
-        guard espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, Self.bufferMilliseconds, nil, Int32(options)) > 0 else {
-            return "espeak-ng failed to set up synchronous output"
+        let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, Self.bufferMilliseconds, nil, Int32(options))
+        guard rate > 0, espeak_ListVoices(nil)?.pointee != nil else {
+            return "espeak-ng failed to initialize (\(rate)); is espeak-ng-data installed?"
         }
         sampleRate = Int(espeak_ng_GetSampleRate())
         var path: UnsafePointer<CChar>?
