@@ -89,7 +89,8 @@ let package = Package(
         .target(name: "LectorNeuralSpeech", dependencies: ["LectorNeural", "LectorSpeech", "LectorCore"]),
         .target(name: "LectorDaemon",
                 dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore",
-                               "LectorBooks", "LectorXML", "LectorState", "LectorPolicy", "LectorConfig", "LectorSpawn", "CSystemd", "CLinux"]),
+                               "LectorBooks", "LectorXML", "LectorState", "LectorPolicy", "LectorConfig", "LectorSpawn",
+                               "LectorNeuralSpeech", "CSystemd", "CLinux"]),
         // The read-along page: an HTTP + Server-Sent Events server on loopback (Hummingbird) that is
         // a D-Bus client of the daemon like any other; its page (Page/: plain HTML, CSS, JS) is
         // served from the source tree or /usr/share/lector/view.
@@ -101,7 +102,7 @@ let package = Package(
                 exclude: ["Page"]),
         .executableTarget(name: "lector",
                           dependencies: ["LectorDaemon", "LectorView", "LectorInterface", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
-                                         "LectorSpeech", "LectorLoop", "LectorBooks", "LectorSpawn",
+                                         "LectorSpeech", "LectorLoop", "LectorBooks", "LectorSpawn", "LectorNeuralSpeech",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .target(name: "LectorTestKit",
@@ -135,7 +136,7 @@ let package = Package(
         .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-bench"]),
         // The test kit's own checks: private sessions, recorders, watchers, both sound servers.
         .testTarget(name: "LectorTestKitTests", dependencies: ["LectorTestKit", "lector-bench"]),
-        .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "lector"]),
+        .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "LectorNeural", "lector"]),
         .testTarget(name: "LectorAudioPolicyTests",
                     dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-bench"]),
     ]

@@ -34,7 +34,7 @@ public struct VoiceCatalog: Sendable {
                 return match
             }
             // What `espeak-ng -v` also accepts: a language a voice lists exactly ("en-gb", "cmn").
-            if let match = voices.filter({ $0.languages.contains { $0.tag.lowercased() == wanted } })
+            if let match = voices.filter({ $0.engine == .espeak && $0.languages.contains { $0.tag.lowercased() == wanted } })
                 .min(by: { a, b in Self.priority(of: wanted, in: a) < Self.priority(of: wanted, in: b) }) {
                 return match
             }
@@ -52,8 +52,10 @@ public struct VoiceCatalog: Sendable {
         voice.languages.first { $0.tag.lowercased() == tag }?.priority ?? Int.max
     }
 
-    /// The voice listing the most specific matching tag with the lowest priority.
+    /// The voice listing the most specific matching tag with the lowest priority. Only
+    /// espeak-ng's: a neural voice is chosen by name (`--voice`, `[voices]`, Narrator1.Voice).
     func best(for language: String) -> Voice? {
+        let voices = voices.filter { $0.engine == .espeak }
         for tag in LanguageTag.fallbacks(language) {
             let candidates = Self.aliases[tag].map { [tag, $0] } ?? [tag]
             for candidate in candidates.reversed() {

@@ -30,7 +30,7 @@ extension LectorService {
         guard narrator.book != nil else {
             throw LectorError(.noBook, "no book is open: a voice is chosen for the book being read (lector read FILE --voice NAME)")
         }
-        let voice = try catalog.resolve(language: nil, voice: name)   // UnknownVoice, nothing changed
+        let voice = try library.catalog.resolve(language: nil, voice: name)   // UnknownVoice, nothing changed (neural voices too)
         sleepTimer?.listenerActed()
         let before = narrator.voice
         library.choose(voice: voice.name)

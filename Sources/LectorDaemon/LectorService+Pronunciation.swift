@@ -25,7 +25,9 @@ extension LectorService {
         pronunciation = nil
         pronunciationNeedsText = false
         if hadReport { emitBookChanged() }
-        guard let book = narrator.book, let voice = narrator.voice else { return }
+        guard let book = narrator.book, let chosen = narrator.voice else { return }
+        // A neural voice reads with espeak-ng's phonemes: what it can say is what that voice can.
+        let voice = chosen.neural.flatMap { try? self.catalog.resolve(language: nil, voice: $0.espeakVoice) } ?? chosen
         let texts = pronunciationTexts()
         let catalog = catalog, language = book.language, path = book.url.path
         let engine = engine

@@ -6,6 +6,7 @@ import LectorBus
 import LectorConfig
 import LectorCore
 import LectorLoop
+import LectorNeuralSpeech
 import LectorSpeech
 import LectorState
 import Foundation
@@ -45,6 +46,8 @@ public final class LectorService {
     let loop: EventLoop
     let bus: Bus
     let engine: SpeechEngine
+    /// Narration's synthesizer: espeak-ng, or a neural voice (with espeak-ng reading when it cannot).
+    let narrationVoices: NarrationVoices
     let soundServer: SoundServer
     let catalog: VoiceCatalog
     /// The last good config.toml (defaults until one is read).
@@ -110,13 +113,20 @@ public final class LectorService {
         loop = try EventLoop()
         engine = try SpeechEngine()
         catalog = VoiceCatalog(voices: engine.voices)
+        // Books may be read by a neural voice too, chosen by name; announcements stay espeak-ng's.
+        let neural = NeuralVoiceFinder.find()
+        for problem in neural.problems { Journal.log(.warning, "not a usable voice: \(problem)") }
+        let narrationCatalog = VoiceCatalog(voices: engine.voices + neural.voices)
+        narrationVoices = NarrationVoices(espeak: engine) { problem in
+            Journal.log(.warning, problem, fields: ["LECTOR_ERROR": "VoiceUnavailable"])
+        }
         bus = try Bus.session()
         soundServer = try SoundServer(loop: loop, properties: Self.streamProperties)
         // Engine jobs of the announcer and the narrator share one numbering.
         let jobs = JobNumbers()
         announcer = try Announcer(loop: loop, engine: engine, catalog: catalog, allocateJob: jobs.next)
-        narrator = try Narrator(loop: loop, engine: engine, allocateJob: jobs.next)
-        library = try Library(loop: loop, narrator: narrator, catalog: catalog)
+        narrator = try Narrator(loop: loop, engine: narrationVoices, allocateJob: jobs.next)
+        library = try Library(loop: loop, narrator: narrator, catalog: narrationCatalog)
         let mirror = SoundServerMirror()   // held by the policy; the sound server attaches it to each connection
         audioPolicy = try AudioPolicyDriver(loop: loop, mirror: mirror, narrator: narrator, announcer: announcer)
 
@@ -262,6 +272,7 @@ public final class LectorService {
         notificationMonitor?.close()
         notificationMonitor = nil
         closeAudio()
+        narrationVoices.close()
         engine.shutdown()
         for source in sources { source.close() }
         sources = []

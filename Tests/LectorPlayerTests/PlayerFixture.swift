@@ -40,8 +40,8 @@ final class PlayerFixture {
 
     /// Starts `lector serve`, waits for the MPRIS name and watches its signals (a new watcher,
     /// subscribed before this returns, so nothing the new daemon says is missed).
-    func startDaemon() throws {
-        let started = try session.spawn(lector, ["serve"], extraEnvironment: ["LECTOR_LOG": "stderr"])
+    func startDaemon(environment: [String: String] = [:]) throws {
+        let started = try session.spawn(lector, ["serve"], extraEnvironment: ["LECTOR_LOG": "stderr"].merging(environment) { $1 })
         daemons.append(started)
         do {
             try session.waitForBusName(Self.mprisName, timeout: 15)

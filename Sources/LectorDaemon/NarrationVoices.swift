@@ -1,0 +1,57 @@
+import LectorCore
+import LectorNeuralSpeech
+import LectorSpeech
+
+/// Narration's synthesizer: espeak-ng for its own voices, a `NeuralSynthesizer` per Piper voice
+/// for a neural one (made at its first use; its model loads on its own thread, so the loop never
+/// waits for it), all on the one synthesis mailbox the loop drains. A neural voice that cannot
+/// speak hands each job to espeak-ng itself, so narration goes on from the same word.
+@MainActor
+final class NarrationVoices: NarrationSynthesizer {
+    let espeak: SpeechEngine
+    /// espeak-ng's voices: who reads a neural voice's phonemes, and speaks when it cannot.
+    private let espeakCatalog: VoiceCatalog
+    private var neural: [String: NeuralSynthesizer] = [:]
+    /// A neural voice could not speak (said once per reason; espeak-ng reads meanwhile). Any thread.
+    let onProblem: @Sendable (String) -> Void
+
+    init(espeak: SpeechEngine, onProblem: @escaping @Sendable (String) -> Void) {
+        self.espeak = espeak
+        espeakCatalog = VoiceCatalog(voices: espeak.voices)
+        self.onProblem = onProblem
+    }
+
+    func synthesize(id: UInt64, request: SpeechRequest, voice: Voice, delivery: SpeechEngine.Delivery) {
+        guard let details = voice.neural else {
+            espeak.synthesize(id: id, request: request, voice: voice, delivery: delivery)
+            return
+        }
+        let reader = (try? espeakCatalog.resolve(language: nil, voice: details.espeakVoice))
+            ?? (try? espeakCatalog.resolve(language: nil, voice: nil))
+        guard let reader else {
+            espeak.synthesize(id: id, request: request, voice: voice, delivery: delivery)   // fails by name there
+            return
+        }
+        let synthesizer = neural[details.modelPath] ?? {
+            let made = NeuralSynthesizer(modelPath: details.modelPath, espeakVoice: reader, espeak: espeak,
+                                         mailbox: espeak.mailbox, outputRate: espeak.sampleRate, onProblem: onProblem)
+            neural[details.modelPath] = made
+            return made
+        }()
+        synthesizer.synthesize(id: id, request: request, delivery: delivery)
+    }
+
+    func cancel(id: UInt64) {
+        espeak.cancel(id: id)
+        for synthesizer in neural.values { synthesizer.cancel(id: id) }
+    }
+
+    func consumed(frames: Int) { espeak.mailbox.consumed(frames: frames) }
+    func forget(job: UInt64) { espeak.mailbox.forget(job) }
+
+    /// Teardown, before espeak-ng's: the neural workers end (a run in progress is cancelled).
+    func close() {
+        for synthesizer in neural.values { synthesizer.shutdown() }
+        neural = [:]
+    }
+}
