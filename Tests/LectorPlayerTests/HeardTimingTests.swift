@@ -61,7 +61,7 @@ final class HeardTimingTests: SharedDaemonTestCase {
         let ranges = { self.fixture.signals("SpeakingRange", since: opened).filter { $0.arguments.first == trackID } }
         XCTAssertTrue(poll(timeout: 20) { ranges().count >= words.count }, "\(ranges().count) words announced\(fixture.context)")
         let end = (ranges().last?.receivedAt ?? Date()).addingTimeInterval(1)
-        let onsets = soundOnsets(from: opened, to: end, afterSilence: 0.12)
+        let onsets = fixture.soundOnsets(from: opened, to: end, afterSilence: 0.12)
 
         var offsets: [TimeInterval] = []
         for signal in ranges() {
@@ -129,25 +129,5 @@ final class HeardTimingTests: SharedDaemonTestCase {
         XCTAssertGreaterThan(speedup, 1.5, "\(before) words in 2.5 s before Rate 2, \(after) in the 1.5 s from 0.3 s after it\(fixture.context)")
         XCTAssertLessThan(fixture.longestSilence(from: changed, to: changed.addingTimeInterval(1.5)), 0.4,
                           "a gap after the rate change\(fixture.context)")
-    }
-
-    // MARK: - helpers
-
-    /// The first sound after each silence of at least `afterSilence` seconds between `start` and `end`.
-    private func soundOnsets(from start: Date, to end: Date, afterSilence gap: TimeInterval) -> [Date] {
-        let recorded = end.addingTimeInterval(0.1)
-        if recorded > Date() { Thread.sleep(until: recorded) }
-        var onsets: [Date] = []
-        var cursor = start
-        while let onset = fixture.recording.firstSound(after: cursor), onset < end {
-            onsets.append(onset)
-            var last = onset
-            while let next = fixture.recording.firstSound(after: last.addingTimeInterval(0.002)), next < end,
-                  next.timeIntervalSince(last) < gap {
-                last = max(next, last.addingTimeInterval(0.002))
-            }
-            cursor = last.addingTimeInterval(0.002)
-        }
-        return onsets
     }
 }

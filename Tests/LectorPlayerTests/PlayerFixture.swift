@@ -234,6 +234,25 @@ final class PlayerFixture {
         return called
     }
 
+    /// The first sound after each silence of at least `afterSilence` seconds between `start` and
+    /// `end` on the sink's monitor (waits until `end` has been recorded).
+    func soundOnsets(from start: Date, to end: Date, afterSilence gap: TimeInterval) -> [Date] {
+        let recorded = end.addingTimeInterval(0.1)
+        if recorded > Date() { Thread.sleep(until: recorded) }
+        var onsets: [Date] = []
+        var cursor = start
+        while let onset = recording.firstSound(after: cursor), onset < end {
+            onsets.append(onset)
+            var last = onset
+            while let next = recording.firstSound(after: last.addingTimeInterval(0.002)), next < end,
+                  next.timeIntervalSince(last) < gap {
+                last = max(next, last.addingTimeInterval(0.002))
+            }
+            cursor = last.addingTimeInterval(0.002)
+        }
+        return onsets
+    }
+
     /// Asserts that a gdbus call failed with `io.github.lector.Error.<name>`.
     func assertError(_ result: ProcessResult, _ name: String, _ what: String,
                      file: StaticString = #filePath, line: UInt = #line) {
