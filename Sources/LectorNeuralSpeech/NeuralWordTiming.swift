@@ -49,10 +49,17 @@ public enum NeuralWordTiming {
     }
 
     /// Word boundaries on the audio: a word of the reading starts where its first phoneme that
-    /// is not a space or a stress mark starts (the space before a word is the pause before it).
+    /// is not a space starts (the space before a word is the pause before it).
     /// `text` gives each word's length (its run of non-space scalars).
     public static func words(_ reading: PhonemeReading, _ ids: IDs, idSamples: [Int], text: String) -> [WordBoundary] {
-        let spans = Durations.phonemeSpans(idSamples: idSamples, ranges: ids.mapping.phonemes.map(\.ids))
+        // The sound of a phoneme begins during the pad id before it (Piper's `_`; measured with
+        // en_US-joe-medium: a sentence's first sound 3 ms into the pad after `^`, a word after a
+        // pause within 2 ms of that pad): that pad's first sample is the word's.
+        var starts = [0]
+        for samples in idSamples { starts.append(starts.last! + samples) }
+        let spans = ids.mapping.phonemes.map { phoneme in
+            (start: starts[min(max(0, phoneme.ids.lowerBound - 1), idSamples.count)], count: 0)
+        }
         let scalars = Array(text.unicodeScalars)
         var boundaries: [WordBoundary] = []
         var phoneme = 0
@@ -70,7 +77,9 @@ public enum NeuralWordTiming {
         return boundaries
     }
 
+    /// A word space is the pause before the word; a stress mark is not silent (the model voices
+    /// the word's onset during its frames: skipping it put words 10-100 ms after their first sound).
     private static func isSilent(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isWhitespace || scalar == "ˈ" || scalar == "ˌ"
+        scalar.properties.isWhitespace
     }
 }

@@ -117,6 +117,19 @@ final class NeuralSynthesizerTests: XCTestCase {
         XCTAssertLessThanOrEqual(abs(offBy), 40, "the word is placed more than 40 ms from its sound's onset")
     }
 
+    /// A sentence's first word is placed where its sound begins (the pad after `^`, not the stress
+    /// mark or the vowel: those put it 10-100 ms late): within 20 ms of the first loud sample.
+    func testASentencesFirstWordStartsWithItsSound() throws {
+        for sentence in ["Alpha.", "echo.", "India.", "umbrella.", "Call me Ishmael.", "The sea."] {
+            let spoken = try speak(sentence)
+            let first = try XCTUnwrap(spoken.samples.firstIndex { abs(Int($0)) > 500 })
+            let word = try XCTUnwrap(spoken.words.first)
+            let offBy = Double(word.sample - first) / 22.05
+            print("neural: \"\(sentence)\" first word \(String(format: "%+.1f", offBy)) ms from its first sound")
+            XCTAssertLessThanOrEqual(abs(offBy), 20, "\(sentence): the first word is placed \(offBy) ms from its sound")
+        }
+    }
+
     func testAFasterRateIsShorterAndKeepsItsWords() throws {
         let normal = try speak("Call me Ishmael. Some years ago, never mind how long.")
         let fast = try speak("Call me Ishmael. Some years ago, never mind how long.", rate: 2)

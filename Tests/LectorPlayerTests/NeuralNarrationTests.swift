@@ -83,8 +83,9 @@ final class NeuralNarrationTests: XCTestCase {
 
     /// Pause with the neural voice is silent at once (within 15 ms of the reply: 10 ms and a 5-ms
     /// chunk of the monitor's dating) and Play is heard at once. Also prints how SpeakingRange falls
-    /// against the sound onsets after pauses (issue 22 asks for 40 ms; matched onsets are few with
-    /// Piper's short, noisy pauses, so the figure goes to the closing note, not into an assertion).
+    /// against the sound onsets after pauses (issue 22 asks for 40 ms): few onsets stand out after
+    /// Piper's short, breathy pauses, so the placement itself is asserted in-process
+    /// (NeuralSynthesizerTests, within 20 ms) and the heard clock by espeak-ng's HeardTimingTests.
     func testPauseIsSilentAtOnceAndTheHighlightIsMeasured() throws {
         let (model, _) = try realVoice()
         let fixture = try fixture(voices: ["en_US-joe-medium.onnx": model, "en_US-joe-medium.onnx.json": model + ".json"])
