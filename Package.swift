@@ -115,7 +115,7 @@ let package = Package(
         // (@MainActor) on the main thread.
         .executableTarget(name: "lector-bench",
                           dependencies: ["LectorTestKit", "LectorInterface", "LectorBus", "LectorLoop", "LectorAudio",
-                                         "LectorPolicy", "CPulse", "CSystemd",
+                                         "LectorPolicy", "CPulse", "CSystemd", "LectorNeural", "LectorNeuralSpeech", "LectorSpeech", "LectorCore",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),

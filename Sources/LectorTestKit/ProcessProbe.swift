@@ -26,6 +26,31 @@ public enum ProcessProbe {
         }
     }
 
+    /// VmRSS of `pid`, kB.
+    public static func residentKiB(_ pid: Int32) -> Int? { statusField("VmRSS", pid) }
+
+    /// VmHWM of `pid` (its peak resident size), kB.
+    public static func peakResidentKiB(_ pid: Int32) -> Int? { statusField("VmHWM", pid) }
+
+    /// utime + stime of `pid`, in clock ticks (100 a second).
+    public static func cpuTicks(_ pid: Int32) -> Int? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3, utime 14 and stime 15.
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+
+    private static func statusField(_ name: String, _ pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            return fields.count >= 2 ? Int(fields[1]) : nil
+        }
+        return nil
+    }
+
     private static func contains(_ environ: [UInt8], entry: [UInt8]) -> Bool {
         guard environ.count >= entry.count else { return false }
         var start = 0

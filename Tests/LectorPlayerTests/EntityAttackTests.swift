@@ -165,25 +165,3 @@ final class EntityAttackTests: XCTestCase {
         print("superseded parse: CPU in the next second while narrating \(ticksAfter - ticksBefore) ticks")
     }
 }
-
-/// /proc readings of a process.
-enum ProcessProbe {
-    static func residentKiB(_ pid: Int32) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            return fields.count >= 2 ? Int(fields[1]) : nil
-        }
-        return nil
-    }
-
-    /// utime + stime, in clock ticks (100 a second).
-    static func cpuTicks(_ pid: Int32) -> Int? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After the command: state is field 3, utime 14 and stime 15.
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
-        return user + system
-    }
-}
