@@ -39,6 +39,62 @@ public struct PhonemeReading: Equatable, Sendable {
         self.offsets = offsets
     }
 
+    /// A stretch of a reading (`clauses(atLeast:)`): the same phonemes and offsets.
+    public init(phonemes: [Unicode.Scalar], offsets: [Int]) {
+        precondition(phonemes.count == offsets.count)
+        self.phonemes = phonemes
+        self.offsets = offsets
+    }
+
+    /// The reading cut after clause punctuation (`, ; : . ! ?` followed by a space) into stretches
+    /// of at least `minimum` phoneme scalars (the last may be shorter): a neural voice runs one at a
+    /// time, so a long sentence's first sound comes after its first clause, and a run needs less
+    /// memory. Words are never cut.
+    public func clauses(atLeast minimum: Int) -> [PhonemeReading] {
+        var pieces: [PhonemeReading] = []
+        var start = 0
+        for index in phonemes.indices.dropLast() where index + 1 - start >= minimum
+            && ",;:.!?".unicodeScalars.contains(phonemes[index]) && phonemes[index + 1].properties.isWhitespace {
+            pieces.append(PhonemeReading(phonemes: Array(phonemes[start...index]), offsets: Array(offsets[start...index])))
+            start = index + 1
+        }
+        if start < phonemes.count || pieces.isEmpty {
+            pieces.append(PhonemeReading(phonemes: Array(phonemes[start...]), offsets: Array(offsets[start...])))
+        }
+        return pieces
+    }
+
+    /// The reading with the clause punctuation of `text` (`, ; : . ! ?` ending a word) after that
+    /// word's phonemes, as Piper's voices are trained: espeak-ng 1.51 gives a sentence's clauses
+    /// joined by spaces, without their punctuation (its TextToPhonemesWithTerminator is newer).
+    public func punctuated(by text: String) -> PhonemeReading {
+        let scalars = Array(text.unicodeScalars)
+        let starts = wordStarts
+        var phonemes: [Unicode.Scalar] = [], offsets: [Int] = []
+        for (index, start) in starts.enumerated() {
+            var end = index + 1 < starts.count ? starts[index + 1].phoneme : self.phonemes.count
+            let upTo = end
+            // Before the space that leads into the next word.
+            while end > start.phoneme, self.phonemes[end - 1].properties.isWhitespace { end -= 1 }
+            phonemes += self.phonemes[start.phoneme..<end]
+            offsets += self.offsets[start.phoneme..<end]
+            var wordEnd = start.offset
+            while wordEnd < scalars.count, !scalars[wordEnd].properties.isWhitespace { wordEnd += 1 }
+            if wordEnd > start.offset, ",;:.!?".unicodeScalars.contains(scalars[wordEnd - 1]),
+               phonemes.last.map({ !",;:.!?".unicodeScalars.contains($0) }) ?? false {
+                phonemes.append(scalars[wordEnd - 1])
+                offsets.append(start.offset)
+            }
+            phonemes += self.phonemes[end..<upTo]
+            offsets += self.offsets[end..<upTo]
+        }
+        if let first = starts.first?.phoneme, first > 0 {   // anything before the first word stays first
+            phonemes = Array(self.phonemes[0..<first]) + phonemes
+            offsets = Array(self.offsets[0..<first]) + offsets
+        }
+        return PhonemeReading(phonemes: phonemes, offsets: offsets)
+    }
+
     /// Where each word begins: its text offset and the index of its first phoneme scalar.
     public var wordStarts: [(offset: Int, phoneme: Int)] {
         var starts: [(offset: Int, phoneme: Int)] = []

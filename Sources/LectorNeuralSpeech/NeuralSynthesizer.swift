@@ -119,9 +119,15 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
         return try loaded!.get()
     }
 
-    /// A job's outputs, or nil when espeak-ng must speak it instead (the reason told once).
+    /// Phoneme scalars a run takes at least: shorter runs lose the sentence's melody.
+    static let clauseMinimum = 60
+
+    /// A job's outputs (the words and audio of all but the last clause already pushed to the
+    /// mailbox, so a long sentence is heard after its first clause), or nil when espeak-ng must
+    /// speak it instead (the reason told once; nothing of it was pushed).
     func speak(id: UInt64, request: SpeechRequest, cancellation: SynthesisCancellation) -> [SynthesisOutput]? {
-        if mailbox.isCancelled(id) { return [.finished(id: id, ok: true, totalSamples: 0)] }
+        let done: [SynthesisOutput] = [.finished(id: id, ok: true, totalSamples: 0)]
+        if mailbox.isCancelled(id) { return done }
         let voice: PiperVoice
         do {
             voice = try self.voice()
@@ -131,24 +137,47 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
         guard let reading = espeak.phonemeReading(of: request, voice: espeakVoice) else {
             return fail("espeak-ng could not read for it with \(espeakVoice.identifier)")
         }
-        let ids = NeuralWordTiming.ids(for: reading, table: voice.phonemeIDs)
-        if !ids.mapping.missing.isEmpty { return fail("\(NeuralError.missingPhonemes(ids.mapping.missing))") }
+        let clauses = reading.clauses(atLeast: Self.clauseMinimum).map { ($0, NeuralWordTiming.ids(for: $0, table: voice.phonemeIDs)) }
+        var missing: [String] = []
+        for phoneme in clauses.flatMap(\.1.mapping.missing) where !missing.contains(phoneme) { missing.append(phoneme) }
+        if !missing.isEmpty { return fail("\(NeuralError.missingPhonemes(missing))") }
         let lengthScale = voice.config.lengthScale / Float(max(0.1, request.rate))
-        let audio: PiperAudio
-        do {
-            audio = try voice.synthesize(ids: ids.mapping.ids, lengthScale: lengthScale, cancellation: cancellation)
-        } catch {
-            if cancellation.isCancelled || mailbox.isCancelled(id) { return [.finished(id: id, ok: true, totalSamples: 0)] }
-            return fail("\(error)")
+        var outputs: [SynthesisOutput] = []
+        var total = 0
+        var gain: Float?
+        for (index, (clause, ids)) in clauses.enumerated() {
+            let audio: PiperAudio
+            do {
+                audio = try voice.synthesize(ids: ids.mapping.ids, lengthScale: lengthScale, cancellation: cancellation)
+            } catch {
+                if cancellation.isCancelled || mailbox.isCancelled(id) { return done }
+                if index == 0 { return fail("\(error)") }
+                break   // what was heard stays; the rest of this sentence is left out
+            }
+            var words = NeuralWordTiming.words(clause, ids, idSamples: audio.idSamples, text: request.text)
+            // One gain per sentence, from its first clause: as loud as Piper's own normalization.
+            let scale = gain ?? Self.gain(audio.samples, volume: request.volume)
+            gain = scale
+            var samples = audio.samples.map { Int16(max(-32767, min(32767, ($0 * scale).rounded()))) }
+            if audio.sampleRate != outputRate {
+                samples = Self.resample(samples, from: audio.sampleRate, to: outputRate)
+                for word in words.indices { words[word].sample = words[word].sample * outputRate / audio.sampleRate }
+            }
+            for word in words.indices { words[word].sample += total }
+            total += samples.count
+            outputs += words.map { .word(id: id, $0) } + [.audio(id: id, samples: samples)]
+            if index < clauses.count - 1 {
+                guard mailbox.push(outputs) else { return done }
+                outputs = []
+            }
         }
-        var words = NeuralWordTiming.words(reading, ids, idSamples: audio.idSamples, text: request.text)
-        var samples = Self.pcm(audio.samples, volume: request.volume)
-        if audio.sampleRate != outputRate {
-            samples = Self.resample(samples, from: audio.sampleRate, to: outputRate)
-            for index in words.indices { words[index].sample = words[index].sample * outputRate / audio.sampleRate }
-        }
-        return words.map { .word(id: id, $0) } + [.audio(id: id, samples: samples),
-                                                  .finished(id: id, ok: true, totalSamples: samples.count)]
+        return outputs + [.finished(id: id, ok: true, totalSamples: total)]
+    }
+
+    /// Piper's normalization: the utterance's peak at full scale, at the request's volume.
+    static func gain(_ samples: [Float], volume: Double) -> Float {
+        let peak = max(0.01, samples.reduce(Float(0)) { max($0, abs($1)) })
+        return 32767 / peak * Float(min(1, max(0, volume)))
     }
 
     private func fail(_ reason: String) -> [SynthesisOutput]? {
@@ -160,8 +189,7 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
 
     /// Float to s16, peak-normalized per utterance as Piper does, at the request's volume.
     static func pcm(_ samples: [Float], volume: Double = 1) -> [Int16] {
-        let peak = max(0.01, samples.reduce(Float(0)) { max($0, abs($1)) })
-        let scale = 32767 / peak * Float(min(1, max(0, volume)))
+        let scale = gain(samples, volume: volume)
         return samples.map { Int16(max(-32767, min(32767, ($0 * scale).rounded()))) }
     }
 

@@ -338,8 +338,8 @@ public final class SpeechEngine: @unchecked Sendable {
                          UInt32(espeakCHARS_UTF8) | (job.request.phonemeInput ? UInt32(espeakPHONEMES) : 0), nil, nil)
         }
         currentCollector = nil
-        let phonemes = Self.phonemes(job.request.text, mode: Int32(espeakPHONEMES_IPA), terminators: true)
-        return PhonemeReading(phonemes: phonemes, events: collector.events)
+        let phonemes = Self.phonemes(job.request.text, mode: Int32(espeakPHONEMES_IPA))
+        return PhonemeReading(phonemes: phonemes, events: collector.events).punctuated(by: job.request.text)
     }
 
     /// The first phoneme job may run: a speech ran since it was queued, or none came for
@@ -383,10 +383,8 @@ public final class SpeechEngine: @unchecked Sendable {
     }
 
     /// One text's phonemes, clause by clause, joined by spaces: espeak-ng's mnemonics, or IPA
-    /// with `espeakPHONEMES_IPA`. `terminators`: each clause keeps the punctuation that ended it
-    /// (. , ; : ! ?), as Piper's voices are trained (their pauses and intonation come from it);
-    /// 1.51 has no espeak_TextToPhonemesWithTerminator, so it is read from the clause's text.
-    private static func phonemes(_ text: String, mode: Int32 = 0, terminators: Bool = false) -> String {
+    /// with `espeakPHONEMES_IPA`.
+    private static func phonemes(_ text: String, mode: Int32 = 0) -> String {
         var parts: [String] = []
         text.withCString { start in
             var cursor: UnsafeRawPointer? = UnsafeRawPointer(start)
@@ -395,14 +393,7 @@ public final class SpeechEngine: @unchecked Sendable {
                 guardCount += 1
                 var next: UnsafeRawPointer? = position
                 guard let result = espeak_TextToPhonemes(&next, Int32(espeakCHARS_UTF8), mode) else { break }
-                var phonemes = String(cString: result)
-                if terminators, let end = next ?? UnsafeRawPointer(start + strlen(start)).optional, end > position {
-                    let clause = String(decoding: UnsafeRawBufferPointer(start: position, count: end - position), as: UTF8.self)
-                    if let last = clause.unicodeScalars.last(where: { !$0.properties.isWhitespace && $0.value != 0 }),
-                       ".,;:!?".unicodeScalars.contains(last) {
-                        phonemes.append(Character(last))
-                    }
-                }
+                let phonemes = String(cString: result)
                 if !phonemes.isEmpty { parts.append(phonemes) }
                 if next == position { break }
                 cursor = next
@@ -438,10 +429,6 @@ public final class SpeechEngine: @unchecked Sendable {
         }
         return result
     }
-}
-
-private extension UnsafeRawPointer {
-    var optional: UnsafeRawPointer? { self }
 }
 
 /// The speech being synthesized right now; touched only on the engine thread.

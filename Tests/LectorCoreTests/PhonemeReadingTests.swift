@@ -30,4 +30,14 @@ final class PhonemeReadingTests: XCTestCase {
         let reading = PhonemeReading(phonemes: "hˈɛloʊ", events: [])
         XCTAssertEqual(Set(reading.offsets), [0])
     }
+
+    func testPunctuationGoesAfterItsWordAndClausesCutThere() {
+        // "Stop, then go." as espeak-ng 1.51 gives it: no comma, a space before each word.
+        let reading = PhonemeReading(phonemes: "stˈɑːp ðˈɛn ɡˈoʊ", events: [(0, "s"), (0, "t"), (0, "ɑː"), (0, "p"),
+                                                                         (6, "ð"), (6, "ɛ"), (6, "n"), (11, "ɡ"), (11, "oʊ")])
+        let punctuated = reading.punctuated(by: "Stop, then go.")
+        XCTAssertEqual(String(String.UnicodeScalarView(punctuated.phonemes)), "stˈɑːp, ðˈɛn ɡˈoʊ.")
+        XCTAssertEqual(punctuated.wordStarts.map(\.offset), [0, 6, 11])
+        XCTAssertEqual(punctuated.clauses(atLeast: 3).map { String(String.UnicodeScalarView($0.phonemes)) }, ["stˈɑːp,", " ðˈɛn ɡˈoʊ."])
+    }
 }

@@ -40,8 +40,12 @@ final class NeuralSynthesizerTests: XCTestCase {
         defer { neural.shutdown() }
         var request = try SpeechRequest(text: text)
         request.rate = rate
-        let outputs = try XCTUnwrap(neural.speak(id: 1, request: request, cancellation: SynthesisCancellation()),
-                                    "the voice could not speak")
+        _ = Self.engine.mailbox.drain()
+        let last = try XCTUnwrap(neural.speak(id: 1, request: request, cancellation: SynthesisCancellation()),
+                                 "the voice could not speak")
+        // A long sentence's first clauses went to the mailbox as they were made.
+        let outputs = Self.engine.mailbox.drain().filter { $0.id == 1 } + last
+        Self.engine.mailbox.forget(1)
         var words: [WordBoundary] = [], samples: [Int16] = [], ok = false
         for output in outputs {
             switch output {
@@ -128,6 +132,32 @@ final class NeuralSynthesizerTests: XCTestCase {
             print("neural: \"\(sentence)\" first word \(String(format: "%+.1f", offBy)) ms from its first sound")
             XCTAssertLessThanOrEqual(abs(offBy), 20, "\(sentence): the first word is placed \(offBy) ms from its sound")
         }
+    }
+
+    /// A long sentence is spoken clause by clause: its first clause reaches the mailbox before
+    /// the rest is made, and its words still come in order, each once, on one timeline.
+    func testALongSentenceIsSpokenClauseByClause() throws {
+        let sentence = "Whenever I find myself growing grim about the mouth; whenever it is a damp, drizzly November in my soul; "
+            + "whenever I find myself involuntarily pausing before coffin warehouses, and bringing up the rear of every funeral I meet."
+        let neural = try synthesizer()
+        defer { neural.shutdown() }
+        _ = Self.engine.mailbox.drain()
+        let last = try XCTUnwrap(neural.speak(id: 2, request: try SpeechRequest(text: sentence), cancellation: SynthesisCancellation()))
+        let early = Self.engine.mailbox.drain().filter { $0.id == 2 }
+        Self.engine.mailbox.forget(2)
+        let audioPushes = (early + last).filter { if case .audio = $0 { return true } else { return false } }.count
+        XCTAssertGreaterThanOrEqual(audioPushes, 2, "one run for the whole sentence")
+        XCTAssertFalse(early.isEmpty, "nothing was pushed before the sentence was done")
+        var words: [WordBoundary] = [], total = 0
+        for output in early + last {
+            if case .word(_, let word) = output { words.append(word) }
+            if case .audio(_, let samples) = output { total += samples.count }
+        }
+        XCTAssertEqual(words.map(\.start), words.map(\.start).sorted())
+        XCTAssertEqual(Set(words.map(\.start)).count, words.count)
+        XCTAssertEqual(words.map(\.sample), words.map(\.sample).sorted())
+        XCTAssertLessThan(words.last?.sample ?? .max, total)
+        XCTAssertEqual(words.count, sentence.split(separator: " ").count)
     }
 
     func testAFasterRateIsShorterAndKeepsItsWords() throws {
