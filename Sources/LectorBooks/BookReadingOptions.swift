@@ -9,7 +9,8 @@ public struct BookReadingOptions: Sendable, Equatable {
     /// doc-endnote; an `aside` a note reference points at) is read.
     public enum Notes: String, Sendable, CaseIterable {
         /// After the paragraph that refers to it, introduced as a note ("Note: …"); a note
-        /// nothing refers to is read where it stands.
+        /// nothing refers to is read where it stands, and one read at its reference is not read
+        /// again where it stands (a "Notes" chapter), only shown.
         case afterParagraph = "after-paragraph"
         /// At the end of the chapter that refers to it, in the order of reference.
         case endOfChapter = "end-of-chapter"

@@ -25,25 +25,59 @@ enum ChapterMarkupAssembler {
             if let run = ChapterTextAssembler.spokenTitle(chapter.title).run { writer.spoken(run) }
             writer.closeAll()
         }
-        for placement in placements {
-            let piece = pieces[placement.piece]
+        let placed = Dictionary(uniqueKeysWithValues: placements.map { ($0.piece, $0) })
+        var index = 0
+        while index < pieces.count {
+            // A silent piece is cut together with the pieces of its document it lies between, so
+            // the elements around it (a notes list) are not closed and opened again.
+            var end = index + 1
+            while end < pieces.count, continues(pieces[end - 1], pieces[end]) { end += 1 }
+            let group = index..<end
+            index = end
+            let parts: [Part] = group.compactMap { member in
+                let piece = pieces[member]
+                if piece.isSilent { return Part(range: piece.document.trimmed(piece.range), base: nil) }
+                return placed[member].map { Part(range: $0.range, base: $0.base) }
+            }
+            guard !parts.isEmpty else { continue }
+            let piece = pieces[group.lowerBound], last = pieces[group.upperBound - 1]
             let outside = writer.depth
             if piece.isNote {
                 // Read here, out of its place: shown as a note, with the label the listener hears.
                 writer.open(OutputElement(tag: "aside", attributes: [(name: "class", value: "note")]))
-                if let lead = piece.lead { writer.shown(lead + " ") }
+                if let lead = piece.lead, !piece.isSilent { writer.shown(lead + " ") }
             }
             defer { writer.closeAll(downTo: outside) }
             if let markup = piece.document.markup {
-                cut(markup, piece: piece, placement: placement, into: &writer, imageID: imageID)
+                cut(markup, from: piece, to: last, parts: parts, into: &writer, imageID: imageID)
             } else {
                 // Not recorded (never the case for documents read for markup): one paragraph.
                 writer.open(OutputElement(tag: "p"))
-                writer.spoken(placement.base..<(placement.base + placement.range.count))
+                for part in parts {
+                    if let base = part.base {
+                        writer.spoken(base..<(base + part.range.count))
+                    } else {
+                        writer.shown(piece.document.string(in: part.range))
+                    }
+                }
                 writer.closeAll(downTo: outside)
             }
         }
         return ChapterMarkup(index: chapter.index, html: writer.html, resources: writer.resources)
+    }
+
+    /// Part of a piece's document range: its trimmed range, and the chapter offset it is placed
+    /// at, nil for a silent piece (shown, not spoken).
+    private struct Part {
+        var range: Range<Int>
+        var base: Int?
+    }
+
+    /// Whether `next` goes on where `piece` stops, in the same document, one of them silent.
+    private static func continues(_ piece: ChapterTextAssembler.Piece, _ next: ChapterTextAssembler.Piece) -> Bool {
+        (piece.isSilent || next.isSilent) && !piece.isNote && !next.isNote
+            && piece.document.path == next.document.path && piece.document.count == next.document.count
+            && piece.range.upperBound == next.range.lowerBound && piece.markupEnd == nil && next.markupStart == nil
     }
 
     /// Where the earliest chapter anchor at text offset `offset` starts in the events, if one does.
@@ -56,8 +90,10 @@ enum ChapterMarkupAssembler {
         return earliest
     }
 
-    private static func cut(_ markup: DocumentMarkup, piece: ChapterTextAssembler.Piece,
-                            placement: ChapterTextAssembler.Placement, into writer: inout MarkupHTMLWriter,
+    /// The events of pieces `piece` through `last` of one document, each spoken run written as
+    /// the parts it falls in say: spoken at its chapter offset, or shown only.
+    private static func cut(_ markup: DocumentMarkup, from piece: ChapterTextAssembler.Piece,
+                            to last: ChapterTextAssembler.Piece, parts: [Part], into writer: inout MarkupHTMLWriter,
                             imageID: (String) -> String?) {
         let events = markup.events
         let lower = max(0, piece.range.lowerBound)
@@ -66,10 +102,10 @@ enum ChapterMarkupAssembler {
             ?? (lower == 0 ? 0 : boundary(at: lower, in: piece.document) ?? markup.firstEvent(atOrAfter: lower))
         // The last piece of a whole document also takes what stands after its text (closes,
         // notes); a document read only as far as the next chapter's anchor stops before it.
-        let end = min(events.count, piece.markupEnd
-            ?? (piece.range.upperBound >= piece.document.count && piece.document.isComplete ? events.count
-                : boundary(at: piece.range.upperBound, in: piece.document)
-                    ?? markup.firstEvent(atOrAfter: piece.range.upperBound)))
+        let end = min(events.count, last.markupEnd
+            ?? (last.range.upperBound >= last.document.count && last.document.isComplete ? events.count
+                : boundary(at: last.range.upperBound, in: last.document)
+                    ?? markup.firstEvent(atOrAfter: last.range.upperBound)))
         first = min(first, events.count)
         guard first < end else { return }
         // A note read out of its place stands in its own aside: its old surroundings stay away.
@@ -81,6 +117,7 @@ enum ChapterMarkupAssembler {
         }
         let depth = writer.depth
         for element in ancestors { writer.open(element) }
+        var nextPart = 0
         for event in events[first..<max(first, end)] {
             switch event.content {
             case .open(let element), .void(let element):
@@ -88,10 +125,19 @@ enum ChapterMarkupAssembler {
             case .close:
                 if writer.depth > depth { writer.close() }
             case .spoken(let run):
-                let clipped = run.clamped(to: placement.range)
-                guard !clipped.isEmpty else { continue }
-                let offset = placement.base + clipped.lowerBound - placement.range.lowerBound
-                writer.spoken(offset..<(offset + clipped.count))
+                // Runs and parts both ascend: parts wholly before this run are done with.
+                while nextPart < parts.count, parts[nextPart].range.upperBound <= run.lowerBound { nextPart += 1 }
+                for part in parts[nextPart...] {
+                    guard part.range.lowerBound < run.upperBound else { break }
+                    let clipped = run.clamped(to: part.range)
+                    guard !clipped.isEmpty else { continue }
+                    if let base = part.base {
+                        let offset = base + clipped.lowerBound - part.range.lowerBound
+                        writer.spoken(offset..<(offset + clipped.count))
+                    } else {
+                        writer.shown(piece.document.string(in: clipped))
+                    }
+                }
             case .shown(let text):
                 writer.shown(text)
             case .marker(let text):

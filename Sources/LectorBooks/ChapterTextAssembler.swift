@@ -18,6 +18,9 @@ enum ChapterTextAssembler {
         var lead: String?
         /// A note read out of its place: the read-along page shows it as one.
         var isNote = false
+        /// Shown on the read-along page but not read (a note read at its reference already): no
+        /// text of the chapter, so the offsets around it are as if it were not there.
+        var isSilent = false
         /// For the read-along markup: the events to take, where a note splits a paragraph's
         /// piece (nil: found by `range`, see `ChapterMarkupAssembler`).
         var markupStart: Int?
@@ -50,7 +53,7 @@ enum ChapterTextAssembler {
         var length = 0
         for (index, piece) in pieces.enumerated() {
             let range = piece.document.trimmed(piece.range)
-            guard !range.isEmpty else { continue }
+            guard !range.isEmpty, !piece.isSilent else { continue }
             if length > 0 { length += 2 }
             length += leadScalars(piece).count
             placements.append(Placement(piece: index, range: range, base: length))
@@ -135,6 +138,6 @@ enum ChapterTextAssembler {
 
     /// Words the pieces hold, to tell a real preface from a bare title page.
     static func wordCount(_ pieces: [Piece]) -> Int {
-        pieces.reduce(0) { $0 + $1.document.wordCount(in: $1.range) }
+        pieces.reduce(0) { $0 + ($1.isSilent ? 0 : $1.document.wordCount(in: $1.range)) }
     }
 }

@@ -40,6 +40,13 @@ final class DocumentCache: @unchecked Sendable {
         while documents.count > capacity + Self.maximumSmall { documents.removeFirst() }
     }
 
+    /// The whole document, if it is kept; its place in the cache stays as it is.
+    func whole(at path: String) -> DocumentText? {
+        lock.lock()
+        defer { lock.unlock() }
+        return documents.first { $0.path == path && $0.text.isComplete }?.text
+    }
+
     func document(at path: String, through anchor: String?,
                   make: (_ stopAt: String?) throws(BookError) -> DocumentText) throws(BookError) -> DocumentText {
         lock.lock()

@@ -29,6 +29,9 @@ struct DocumentNotes: Sendable {
         /// For the read-along markup: the index of the first event after the paragraph, where
         /// the chapter's markup is split around the note.
         var eventIndex: Int?
+        /// Where the note stood, nothing in its document referring to it: a reference in another
+        /// document may read it already (`EPUBChapterSource.notesReadAtReferences`).
+        var standsHere = false
     }
 
     var text: NotesText?

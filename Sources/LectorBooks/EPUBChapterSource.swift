@@ -33,13 +33,16 @@ struct EPUBChapterSource: ChapterSource {
     private let boundaryCache = ChapterBoundaries.Cache()
     /// The book's PLS lexicons, read when a chapter first needs them.
     private let lexicons: LexiconCache
+    /// The notes read at a reference to them, found when a chapter first needs them.
+    let readAtReferences: NotesReadAtReferences
 
     init(archive: EPUBArchive, readingOrder: [String], chapters: [PlannedChapter],
          extractionOptions: [String: XHTMLTextExtractor.Options], baseOptions: XHTMLTextExtractor.Options = .init(),
          coverLocation: CoverLocation?, manifest: [ManifestItem], cache: DocumentCache = DocumentCache(),
          markupCache: DocumentCache = DocumentCache(capacity: 2), warnings: WarningLog = WarningLog(),
-         lexicons: LexiconCache = LexiconCache()) {
+         lexicons: LexiconCache = LexiconCache(), readAtReferences: NotesReadAtReferences = NotesReadAtReferences()) {
         self.lexicons = lexicons
+        self.readAtReferences = readAtReferences
         self.archive = archive
         self.readingOrder = readingOrder
         self.chapters = chapters
@@ -92,7 +95,7 @@ struct EPUBChapterSource: ChapterSource {
         EPUBChapterSource(archive: archive, readingOrder: readingOrder, chapters: chapters,
                           extractionOptions: extractionOptions, baseOptions: baseOptions, coverLocation: coverLocation,
                           manifest: manifest, cache: cache, markupCache: markupCache, warnings: warnings,
-                          lexicons: lexicons)
+                          lexicons: lexicons, readAtReferences: readAtReferences)
     }
 
     var hasCover: Bool { coverLocation != nil }
@@ -161,6 +164,16 @@ struct EPUBChapterSource: ChapterSource {
         }
         let document = try document(path, through: nil)
         return document.string(in: 0..<document.count)
+    }
+
+    /// The whole document: a parse kept in either cache, else parsed again and not kept (so the
+    /// chapters being read keep their places).
+    func wholeDocument(_ path: String) throws(BookError) -> DocumentText {
+        if let kept = cache.whole(at: path) ?? markupCache.whole(at: path) { return kept }
+        let document = try XHTMLTextExtractor.extract(try archive.data(at: path), path: path, file: archive.file,
+                                                      options: options(for: path))
+        warnings.record(document.warning)
+        return document
     }
 
     /// What a document is read for: narration, or the read-along page (the same text, with its

@@ -107,7 +107,8 @@ struct NoteCollector {
             case .orphan(let index):
                 guard !referencedMoved.contains(index), !moved[index].isEmpty,
                       placed.insert(.moved(index)).inserted else { continue }
-                notes.placements.append(.init(offset: entry.offset, note: .here(.moved(index)), eventIndex: entry.eventIndex))
+                notes.placements.append(.init(offset: entry.offset, note: .here(.moved(index)), eventIndex: entry.eventIndex,
+                                              standsHere: true))
             }
         }
         notes.hasUnresolvedReferences = unresolved

@@ -163,8 +163,12 @@ final class GeneratedEPUB3Tests: XCTestCase {
         XCTAssertEqual(try outline.loadChapter(2).text, "Notes\n\nFirst note.\n\nSecond note.")
     }
 
-    func testANotesDocumentInTheTableOfContentsIsRead() throws {
-        let notes = try BookReader.open(try makeAnnotatedBook()).loadChapter(2)
-        XCTAssertEqual(notes.text, "Notes\n\nFirst note.\n\nSecond note.")
+    /// The notes document the table of contents lists is a chapter; both its notes were read
+    /// after their references, so it reads its heading only (issue 23), and shows both.
+    func testANotesDocumentInTheTableOfContentsReadsWhatWasNotRead() throws {
+        let outline = try BookReader.open(try makeAnnotatedBook())
+        XCTAssertEqual(try outline.loadChapter(2).text, "Notes")
+        let markup = try outline.chapterMarkup(at: 2).html
+        XCTAssertTrue(markup.contains("First note.") && markup.contains("Second note."), markup)
     }
 }

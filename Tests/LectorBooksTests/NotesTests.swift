@@ -46,7 +46,7 @@ final class NotesTests: XCTestCase {
 
     /// Standard Ebooks: `epub:type="noteref"` links into a separate `endnotes.xhtml` that the
     /// table of contents lists; each note is read after its paragraph, and the Endnotes chapter
-    /// still reads them all.
+    /// reads its heading only: its one note was read already (issue 23).
     func testStandardEbooksEndnotesInAnotherDocument() throws {
         let book = try outline([
             ("chapter-1", """
@@ -61,7 +61,100 @@ final class NotesTests: XCTestCase {
                 """),
         ], toc: [("chapter-1.xhtml", "I"), ("endnotes.xhtml", "Endnotes")])
         XCTAssertEqual(try book.loadChapter(0).text, "I\n\nHe left at dawn.\n\nNote: Dawn came late that year.\n\nShe stayed.")
-        XCTAssertEqual(try book.loadChapter(1).text, "Endnotes\n\nDawn came late that year.")
+        XCTAssertEqual(try book.loadChapter(1).text, "Endnotes")
+    }
+
+    /// An endnotes document in the reading order, listed by the table of contents: a note read
+    /// after its reference (in whichever chapter, loaded in whichever order) is not read again in
+    /// the Endnotes chapter, whose heading, introduction and unreferenced note still are; the
+    /// page shows every note there, in one list, and tags every word it reads.
+    func testANoteReadAtItsReferenceIsNotReadAgainInTheNotesChapter() throws {
+        let documents: [(id: String, body: String)] = [
+            ("chapter-1", """
+                <section epub:type="chapter"><h2>I</h2>
+                <p>He left<a href="endnotes.xhtml#note-1" epub:type="noteref">1</a> at dawn.</p></section>
+                """),
+            ("chapter-2", """
+                <section epub:type="chapter"><h2>II</h2>
+                <p>She stayed<a href="endnotes.xhtml#note-2" epub:type="noteref">2</a>.</p>
+                <p>And again<a href="endnotes.xhtml#note-1" epub:type="noteref">1</a>.</p></section>
+                """),
+            ("endnotes", """
+                <section id="endnotes" epub:type="backmatter endnotes"><h2>Endnotes</h2>
+                <p>Notes by the editor.</p><ol>
+                <li id="note-1" epub:type="endnote"><p>Dawn came late that year. <a href="chapter-1.xhtml" epub:type="backlink">↩</a></p></li>
+                <li id="note-2" epub:type="endnote"><p>In <i>Paris</i>.</p><p>Second paragraph.</p></li>
+                <li id="note-3" epub:type="endnote"><p>Nothing refers to me.</p></li>
+                </ol></section>
+                """),
+        ]
+        let toc = [("chapter-1.xhtml", "I"), ("chapter-2.xhtml", "II"), ("endnotes.xhtml", "Endnotes")]
+        let book = try outline(documents, toc: toc)
+        // The notes chapter first: what it leaves out does not depend on what was loaded before.
+        let notes = try book.loadChapter(2)
+        XCTAssertEqual(notes.text, "Endnotes\n\nNotes by the editor.\n\nNothing refers to me.")
+        XCTAssertEqual(try book.loadChapter(0).text, "I\n\nHe left at dawn.\n\nNote: Dawn came late that year.")
+        XCTAssertEqual(try book.loadChapter(1).text, """
+            II
+
+            She stayed.
+
+            Note: In Paris.
+
+            Second paragraph.
+
+            And again.
+
+            Note: Dawn came late that year.
+            """)
+        let markup = try book.chapterMarkup(at: 2)
+        for shown in ["Dawn came late that year.", "Paris</i>.", "Second paragraph.", "Nothing refers to me."] {
+            XCTAssertTrue(markup.html.contains(shown), "the page shows \(shown): \(markup.html)")
+        }
+        XCTAssertEqual(markup.html.components(separatedBy: "<ol>").count - 1, 1, "one list: \(markup.html)")
+        XCTAssertEqual(try ReadAlongMarkupCheck.spans(markup).map(\.text),
+                       ["Endnotes", "Notes by the editor.", "Nothing refers to me."])
+        XCTAssertEqual(try ReadAlongMarkupCheck.problems(inEveryChapterOf: book), [])
+
+        // At the end of the referring chapter: the same. Not read at all: the notes chapter
+        // reads every note, as it always did.
+        let atEnd = try outline(documents, toc: toc, options: BookReadingOptions(notes: .endOfChapter))
+        XCTAssertEqual(try atEnd.loadChapter(2).text, notes.text)
+        XCTAssertEqual(try atEnd.loadChapter(0).text, "I\n\nHe left at dawn.\n\nNote: Dawn came late that year.")
+        let skipped = try outline(documents, toc: toc, options: BookReadingOptions(notes: .skip))
+        XCTAssertEqual(try skipped.loadChapter(2).text, """
+            Endnotes
+
+            Notes by the editor.
+
+            Dawn came late that year.
+
+            In Paris.
+
+            Second paragraph.
+
+            Nothing refers to me.
+            """)
+        XCTAssertEqual(try skipped.loadChapter(1).text, "II\n\nShe stayed.\n\nAnd again.")
+    }
+
+    /// Notes the table of contents does not point at, in a document of the reading order after
+    /// a heading: taken out of the flow, read after their references in another document; where
+    /// they stand, only the one nothing refers to is read, and the page shows both.
+    func testMovedNotesReadInAnotherDocumentAreNotReadWhereTheyStand() throws {
+        let book = try outline([
+            ("c1", #"<h1>One</h1><p>Text<a epub:type="noteref" href="notes.xhtml#n1">*</a>.</p>"#),
+            ("notes", """
+                <h1>Notes</h1><section epub:type="endnotes">
+                <aside epub:type="endnote" id="n1"><p>Read at the reference.</p></aside>
+                <aside epub:type="endnote" id="n2"><p>Read here.</p></aside></section>
+                """),
+        ], toc: [("c1.xhtml", "One"), ("notes.xhtml", "Notes")])
+        XCTAssertEqual(try book.loadChapter(1).text, "Notes\n\nNote: Read here.")
+        XCTAssertEqual(try book.loadChapter(0).text, "One\n\nText.\n\nNote: Read at the reference.")
+        let markup = try book.chapterMarkup(at: 1)
+        XCTAssertTrue(markup.html.contains("<aside class=\"note\"><p>Read at the reference.</p></aside>"), markup.html)
+        XCTAssertEqual(try ReadAlongMarkupCheck.problems(inEveryChapterOf: book), [])
     }
 
     /// A notes file left out of the reading order (`linear="no"`) is read only through its references.
