@@ -77,6 +77,11 @@ public final class HeadlessBrowser {
     /// The mouse wheel, as a listener scrolls away.
     public func scroll(by pixels: Int) throws { try send(["cmd": "scroll", "y": pixels]) }
 
+    /// The window's size in CSS pixels (1200×800 when the browser starts).
+    public func setViewport(width: Int, height: Int) throws {
+        try send(["cmd": "viewport", "width": width, "height": height])
+    }
+
     public func screenshot(_ path: String) throws { try send(["cmd": "screenshot", "path": path]) }
 
     /// A request from the browser's context (its cookies), not the page: status, headers, body.

@@ -8,6 +8,7 @@ One JSON command per line on stdin, one JSON answer per line on stdout:
   {"cmd": "click", "selector": "#play"}   {"cmd": "press", "key": " "}
   {"cmd": "clickText", "offset": 120}     (clicks the character at that scalar offset of the chapter)
   {"cmd": "scroll", "y": 2000}            {"cmd": "screenshot", "path": "/tmp/x.png"}
+  {"cmd": "viewport", "width": 1100, "height": 900}                    (the window's size; 1200x800 at first)
   {"cmd": "request", "url": "...", "method": "GET", "headers": {...}}  -> {"status": 403, "body": "..."}
   {"cmd": "console"}                                                   -> messages and page errors so far
 An error is {"ok": false, "error": "..."}. The browser closes at end of input.
@@ -87,6 +88,9 @@ def run(page, context, command, messages):
         return box
     if kind == "scroll":
         page.mouse.wheel(0, command["y"])
+        return None
+    if kind == "viewport":
+        page.set_viewport_size({"width": command["width"], "height": command["height"]})
         return None
     if kind == "screenshot":
         page.screenshot(path=command["path"], full_page=command.get("fullPage", False))

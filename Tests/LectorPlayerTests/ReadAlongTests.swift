@@ -203,6 +203,28 @@ final class ReadAlongTests: SharedDaemonTestCase {
         }
     }
 
+    /// Nothing above the header on a wide window: the icon sprite (an SVG element, which the
+    /// `hidden` attribute does not hide) once took a 300×150 box at the top of the page.
+    func testTheHeaderStartsAtTheTopAndItsIconsShow() throws {
+        let book = try writeBook(named: "layout.epub")
+        _ = try fixture.openAndHear(book)
+        try browser.setViewport(width: 1100, height: 900)
+        defer { try? browser.setViewport(width: 1200, height: 800) }   // the browser is shared
+        try openPage(showing: 0)
+        XCTAssertEqual(try browser.eval("scrollY") as? Int, 0)
+        let top = try XCTUnwrap(browser.eval("document.querySelector('header.bar').getBoundingClientRect().top") as? Double)
+        XCTAssertLessThanOrEqual(abs(top), 2, "the header's top on an unscrolled 1100×900 page\(diagnostics)")
+        // The sprite takes no room, yet the buttons' icons it holds still draw.
+        XCTAssertEqual(try browser.eval("(() => { const r = document.getElementById('icon-play').closest('svg').getBoundingClientRect();"
+                                        + " return r.width * r.height; })()") as? Int, 0)
+        for button in ["previous", "play", "next"] {
+            let size = try XCTUnwrap(browser.eval("(() => { const b = document.querySelector('#\(button) use').getBBox();"
+                                                  + " return b.width * b.height; })()") as? Double)
+            XCTAssertGreaterThan(size, 0, "the \(button) icon draws")
+        }
+        try browser.screenshot(Self.artefacts.appendingPathComponent("read-along-1100x900.png").path)
+    }
+
     func testClickingAWordReadsFromThatWord() throws {
         let book = try writeBook(named: "click.epub")
         _ = try fixture.openAndHear(book)
