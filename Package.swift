@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
         // Pure unit tests, and the real voice and runtime from PyPI (scripts/install-deps --test);
         // piper-anchor.py is the piper-tts side of the figures.
-        .testTarget(name: "LectorNeuralTests", dependencies: ["LectorNeural"], exclude: ["piper-anchor.py"]),
+        .testTarget(name: "LectorNeuralTests", dependencies: ["LectorNeural"], exclude: ["piper-anchor.py", "moby-dick.txt"]),
         .testTarget(name: "LectorNeuralSpeechTests", dependencies: ["LectorNeuralSpeech", "LectorNeural", "LectorSpeech", "LectorCore"]),
         .testTarget(name: "LectorSSMLTests", dependencies: ["LectorSSML", "LectorInterface", "LectorTestKit"]),
         // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory.
