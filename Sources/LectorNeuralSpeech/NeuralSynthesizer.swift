@@ -79,7 +79,8 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
     public func shutdown(timeout: Double = 2) {
         condition.lock()
         stopping = true
-        let cancelled = jobs.map(\.id)
+        // The running job too: its worker may wait in the mailbox's flow control.
+        let cancelled = jobs.map(\.id) + (running.map { [$0.id] } ?? [])
         jobs = []
         let runningNow = running?.cancellation
         condition.unlock()
