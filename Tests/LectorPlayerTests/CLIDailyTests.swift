@@ -19,7 +19,8 @@ final class CLIDailyTests: XCTestCase {
         let all = try fixture.cli("voices")
         XCTAssertEqual(all.status, 0, "\(all)")
         XCTAssertGreaterThan(rows(all.stdout).count, 50, "\(all.stdout.prefix(300))")
-        XCTAssertTrue(rows(all.stdout).allSatisfy { $0.count == 4 }, "name, languages, gender, identifier")
+        XCTAssertTrue(rows(all.stdout).allSatisfy { $0.count == 5 }, "name, languages, gender, identifier, engine")
+        XCTAssertTrue(rows(all.stdout).contains { $0[4] == "espeak-ng" }, "\(all.stdout.prefix(300))")
         let english = rows(try fixture.cli("voices", "en").stdout)
         XCTAssertFalse(english.isEmpty)
         XCTAssertTrue(english.allSatisfy { $0[1].split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("en") } },
