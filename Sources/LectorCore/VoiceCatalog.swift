@@ -48,6 +48,14 @@ public struct VoiceCatalog: Sendable {
         throw LectorError(.unknownVoice, "no espeak-ng voices are installed")
     }
 
+    /// The espeak-ng voice that reads for `voice`: a neural voice's phonemes come from it, and it
+    /// speaks when the neural one cannot (the default voice if its own is not installed). An
+    /// espeak-ng voice reads for itself.
+    public func reader(for voice: Voice) -> Voice? {
+        guard let neural = voice.neural else { return voice }
+        return (try? resolve(language: nil, voice: neural.espeakVoice)) ?? (try? resolve(language: nil, voice: nil))
+    }
+
     private static func priority(of tag: String, in voice: Voice) -> Int {
         voice.languages.first { $0.tag.lowercased() == tag }?.priority ?? Int.max
     }

@@ -27,7 +27,7 @@ extension LectorService {
         if hadReport { emitBookChanged() }
         guard let book = narrator.book, let chosen = narrator.voice else { return }
         // A neural voice reads with espeak-ng's phonemes: what it can say is what that voice can.
-        let voice = chosen.neural.flatMap { try? self.catalog.resolve(language: nil, voice: $0.espeakVoice) } ?? chosen
+        let voice = self.catalog.reader(for: chosen) ?? chosen
         let texts = pronunciationTexts()
         let catalog = catalog, language = book.language, path = book.url.path
         let engine = engine

@@ -114,10 +114,14 @@ public final class LectorService {
         engine = try SpeechEngine()
         catalog = VoiceCatalog(voices: engine.voices)
         // Books may be read by a neural voice too, chosen by name; announcements stay espeak-ng's.
-        let neural = NeuralVoiceFinder.find()
-        for problem in neural.problems { Journal.log(.warning, "not a usable voice: \(problem)") }
-        let narrationCatalog = VoiceCatalog(voices: engine.voices + neural.voices)
-        narrationVoices = NarrationVoices(espeak: engine) { problem in
+        // Voice files are looked for at the first need (Library.catalog), not at start-up.
+        let espeakVoices = engine.voices
+        let narrationCatalog = {
+            let neural = NeuralVoiceFinder.find()
+            for problem in neural.problems { Journal.log(.warning, "not a usable voice: \(problem)") }
+            return VoiceCatalog(voices: espeakVoices + neural.voices)
+        }
+        narrationVoices = NarrationVoices(espeak: engine, voices: catalog) { problem in
             Journal.log(.warning, problem, fields: ["LECTOR_ERROR": "VoiceUnavailable"])
         }
         bus = try Bus.session()

@@ -28,7 +28,10 @@ final class Library {
     static let bookmarkSeconds: UInt64 = 5
 
     let narrator: Narrator
-    let catalog: VoiceCatalog
+    /// The voices books may be read in: espeak-ng's and the neural ones on disk, found at the
+    /// first need (a scan of voice directories and Python packages kept off start-up).
+    private(set) lazy var catalog: VoiceCatalog = makeCatalog()
+    private let makeCatalog: () -> VoiceCatalog
     /// Voices per language for a book's language.
     var configuration = Configuration()
     /// A book was applied: its chapter list changed.
@@ -93,9 +96,9 @@ final class Library {
     /// A parse skipped because a later Open had replaced it.
     private struct Superseded: Error {}
 
-    init(loop: EventLoop, narrator: Narrator, catalog: VoiceCatalog) throws {
+    init(loop: EventLoop, narrator: Narrator, catalog: @escaping () -> VoiceCatalog) throws {
         self.narrator = narrator
-        self.catalog = catalog
+        makeCatalog = catalog
         // A second of slack: while a book plays the loop wakes for every word heard, and the
         // periodic bookmark goes with one of those instead of waking it on its own.
         bookmarkTimer = try loop.timer(slack: 1_000_000) { [weak self] in

@@ -10,14 +10,14 @@ import LectorSpeech
 final class NarrationVoices: NarrationSynthesizer {
     let espeak: SpeechEngine
     /// espeak-ng's voices: who reads a neural voice's phonemes, and speaks when it cannot.
-    private let espeakCatalog: VoiceCatalog
+    private let espeakVoices: VoiceCatalog
     private var neural: [String: NeuralSynthesizer] = [:]
     /// A neural voice could not speak (said once per reason; espeak-ng reads meanwhile). Any thread.
     let onProblem: @Sendable (String) -> Void
 
-    init(espeak: SpeechEngine, onProblem: @escaping @Sendable (String) -> Void) {
+    init(espeak: SpeechEngine, voices: VoiceCatalog, onProblem: @escaping @Sendable (String) -> Void) {
         self.espeak = espeak
-        espeakCatalog = VoiceCatalog(voices: espeak.voices)
+        espeakVoices = voices
         self.onProblem = onProblem
     }
 
@@ -26,9 +26,7 @@ final class NarrationVoices: NarrationSynthesizer {
             espeak.synthesize(id: id, request: request, voice: voice, delivery: delivery)
             return
         }
-        let reader = (try? espeakCatalog.resolve(language: nil, voice: details.espeakVoice))
-            ?? (try? espeakCatalog.resolve(language: nil, voice: nil))
-        guard let reader else {
+        guard let reader = espeakVoices.reader(for: voice) else {
             espeak.synthesize(id: id, request: request, voice: voice, delivery: delivery)   // fails by name there
             return
         }

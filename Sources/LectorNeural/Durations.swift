@@ -23,11 +23,17 @@ public enum Durations {
         }
     }
 
-    /// Each phoneme's first sample and length, from per-id samples and the ranges of `PhonemeIDs.Mapping`.
-    public static func phonemeSpans(idSamples: [Int], ranges: [Range<Int>]) -> [(start: Int, count: Int)] {
+    /// Where each id starts on the audio, and the audio's end last: `idSamples.count + 1` samples.
+    public static func idStarts(idSamples: [Int]) -> [Int] {
         var starts = [0]
         starts.reserveCapacity(idSamples.count + 1)
         for samples in idSamples { starts.append(starts.last! + samples) }
+        return starts
+    }
+
+    /// Each phoneme's first sample and length, from per-id samples and the ranges of `PhonemeIDs.Mapping`.
+    public static func phonemeSpans(idSamples: [Int], ranges: [Range<Int>]) -> [(start: Int, count: Int)] {
+        let starts = idStarts(idSamples: idSamples)
         return ranges.map { range in
             let start = starts[min(range.lowerBound, idSamples.count)]
             return (start, starts[min(range.upperBound, idSamples.count)] - start)

@@ -159,7 +159,7 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
             // One gain per sentence, from its first clause: as loud as Piper's own normalization.
             let scale = gain ?? Self.gain(audio.samples, volume: request.volume)
             gain = scale
-            var samples = audio.samples.map { Int16(max(-32767, min(32767, ($0 * scale).rounded()))) }
+            var samples = Self.pcm(audio.samples, gain: scale)
             if audio.sampleRate != outputRate {
                 samples = Self.resample(samples, from: audio.sampleRate, to: outputRate)
                 for word in words.indices { words[word].sample = words[word].sample * outputRate / audio.sampleRate }
@@ -188,10 +188,9 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
         return nil
     }
 
-    /// Float to s16, peak-normalized per utterance as Piper does, at the request's volume.
-    static func pcm(_ samples: [Float], volume: Double = 1) -> [Int16] {
-        let scale = gain(samples, volume: volume)
-        return samples.map { Int16(max(-32767, min(32767, ($0 * scale).rounded()))) }
+    /// Float to s16 at `gain` (`gain(_:volume:)`), clipped.
+    static func pcm(_ samples: [Float], gain: Float) -> [Int16] {
+        samples.map { Int16(max(-32767, min(32767, ($0 * gain).rounded()))) }
     }
 
     /// Linear interpolation: a 16-kHz voice on the narration stream's 22,050 Hz.

@@ -55,11 +55,8 @@ public enum NeuralWordTiming {
         // The sound of a phoneme begins during the pad id before it (Piper's `_`; measured with
         // en_US-joe-medium: a sentence's first sound 3 ms into the pad after `^`, a word after a
         // pause within 2 ms of that pad): that pad's first sample is the word's.
-        var starts = [0]
-        for samples in idSamples { starts.append(starts.last! + samples) }
-        let spans = ids.mapping.phonemes.map { phoneme in
-            (start: starts[min(max(0, phoneme.ids.lowerBound - 1), idSamples.count)], count: 0)
-        }
+        let starts = Durations.idStarts(idSamples: idSamples)
+        let onsets = ids.mapping.phonemes.map { starts[min(max(0, $0.ids.lowerBound - 1), idSamples.count)] }
         let scalars = Array(text.unicodeScalars)
         var boundaries: [WordBoundary] = []
         var phoneme = 0
@@ -68,11 +65,11 @@ public enum NeuralWordTiming {
                   ids.sources[phoneme] < start.phoneme || isSilent(reading.phonemes[ids.sources[phoneme]]) {
                 phoneme += 1
             }
-            guard phoneme < spans.count, start.offset < scalars.count else { break }
+            guard phoneme < onsets.count, start.offset < scalars.count else { break }
             var end = start.offset
             while end < scalars.count, !scalars[end].properties.isWhitespace { end += 1 }
             boundaries.append(WordBoundary(start: UInt32(start.offset), length: UInt32(end - start.offset),
-                                           sample: spans[phoneme].start))
+                                           sample: onsets[phoneme]))
         }
         return boundaries
     }

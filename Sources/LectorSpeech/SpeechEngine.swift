@@ -330,7 +330,6 @@ public final class SpeechEngine: @unchecked Sendable {
 
     private func runReading(_ job: Job) -> PhonemeReading? {
         guard loadVoice(job.voice) else { return nil }
-        espeak_SetParameter(espeakRATE, job.request.espeakRate, 0)
         let collector = PhonemeCollector()
         currentCollector = collector
         _ = job.request.text.withCString { text in

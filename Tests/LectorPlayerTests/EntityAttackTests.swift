@@ -27,6 +27,14 @@ final class EntityAttackTests: XCTestCase {
         return url
     }
 
+    /// Narrator1.Open by a gdbus of its own, not waited for: its answer comes with its exit.
+    private func openInBackground(_ url: URL, options: String, in fixture: PlayerFixture) throws -> ManagedProcess {
+        try fixture.session.spawn("gdbus", ["call", "--session", "--dest", PlayerFixture.mprisName,
+                                            "--object-path", PlayerFixture.narratorPath,
+                                            "--method", "\(PlayerFixture.narrator).Open",
+                                            PlayerFixture.quoted(url.absoluteString), options])
+    }
+
     private func normalBook(_ fixture: PlayerFixture) throws -> URL {
         try TextBooks.write(TextBooks.threeShortChapters, named: "normal.txt", in: fixture.session.directory)
     }
@@ -88,10 +96,7 @@ final class EntityAttackTests: XCTestCase {
         let urls = try books.map { try write($0, in: fixture) }
         let started = Date()
         let callers = try urls.map { url in
-            try fixture.session.spawn("gdbus", ["call", "--session", "--dest", PlayerFixture.mprisName,
-                                                "--object-path", PlayerFixture.narratorPath,
-                                                "--method", "\(PlayerFixture.narrator).Open",
-                                                PlayerFixture.quoted(url.absoluteString), "{'play': <false>}"])
+            try openInBackground(url, options: "{'play': <false>}", in: fixture)
         }
         var peak = idle
         for caller in callers {
@@ -144,11 +149,7 @@ final class EntityAttackTests: XCTestCase {
 
         let again = fixture.session.directory.appendingPathComponent("slow-again.epub")
         try FileManager.default.copyItem(at: slow, to: again)
-        let first = try fixture.session.spawn("gdbus", ["call", "--session", "--dest", PlayerFixture.mprisName,
-                                                        "--object-path", PlayerFixture.narratorPath,
-                                                        "--method", "\(PlayerFixture.narrator).Open",
-                                                        PlayerFixture.quoted(again.absoluteString),
-                                                        "{'play': <false>, 'from-start': <true>}"])
+        let first = try openInBackground(again, options: "{'play': <false>, 'from-start': <true>}", in: fixture)
         Thread.sleep(forTimeInterval: min(0.3, parseSeconds / 4))
         let second = Date()
         try fixture.openAndHear(normal)
