@@ -22,6 +22,7 @@ let package = Package(
     products: [
         .executable(name: "lector", targets: ["lector"]),
         .executable(name: "lector-bench", targets: ["lector-bench"]),
+        .executable(name: "lector-piper", targets: ["lector-piper"]),
         .library(name: "LectorTestKit", targets: ["LectorTestKit"]),
     ],
     dependencies: [
@@ -85,8 +86,12 @@ let package = Package(
         // ONNX Runtime is called from one file (ONNXSession.swift).
         .target(name: "LectorNeural", dependencies: ["CONNXRuntime"]),
         // A neural voice speaking narration: espeak-ng's phoneme reading in, a Piper voice's
-        // audio and word boundaries out on the synthesis mailbox, on a worker thread of its own.
-        .target(name: "LectorNeuralSpeech", dependencies: ["LectorNeural", "LectorSpeech", "LectorCore"]),
+        // audio and word boundaries out on the synthesis mailbox, on a thread of its own; the
+        // model runs in the voice worker process (lector-piper), which it starts and ends.
+        .target(name: "LectorNeuralSpeech", dependencies: ["LectorNeural", "LectorSpeech", "LectorCore", "LectorSpawn"]),
+        // The voice worker: one Piper voice in ONNX Runtime, in a process of its own (README,
+        // "A natural voice"); links LectorNeural alone.
+        .executableTarget(name: "lector-piper", dependencies: ["LectorNeural"]),
         .target(name: "LectorDaemon",
                 dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore",
                                "LectorBooks", "LectorXML", "LectorState", "LectorPolicy", "LectorConfig", "LectorSpawn",
@@ -122,7 +127,7 @@ let package = Package(
         // Pure unit tests, and the real voice and runtime from PyPI (scripts/install-deps --test);
         // piper-anchor.py is the piper-tts side of the figures.
         .testTarget(name: "LectorNeuralTests", dependencies: ["LectorNeural"], exclude: ["piper-anchor.py", "moby-dick.txt"]),
-        .testTarget(name: "LectorNeuralSpeechTests", dependencies: ["LectorNeuralSpeech", "LectorNeural", "LectorSpeech", "LectorCore"]),
+        .testTarget(name: "LectorNeuralSpeechTests", dependencies: ["LectorNeuralSpeech", "LectorNeural", "LectorSpeech", "LectorCore", "lector-piper"]),
         .testTarget(name: "LectorSSMLTests", dependencies: ["LectorSSML", "LectorInterface", "LectorTestKit"]),
         // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory.
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorTestKit", "LectorPolicy", "LectorAudio",
@@ -136,7 +141,7 @@ let package = Package(
         .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-bench"]),
         // The test kit's own checks: private sessions, recorders, watchers, both sound servers.
         .testTarget(name: "LectorTestKitTests", dependencies: ["LectorTestKit", "lector-bench"]),
-        .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "LectorNeural", "lector"]),
+        .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "LectorNeural", "lector", "lector-piper"]),
         .testTarget(name: "LectorAudioPolicyTests",
                     dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-bench"]),
     ]

@@ -21,6 +21,9 @@ public enum NeuralError: Error, Equatable, Sendable, CustomStringConvertible {
     case badOutput(String)
     /// `SynthesisCancellation.cancel()` stopped it.
     case cancelled
+    /// The voice worker process could not start, load or answer; the text says which and why
+    /// (a load failure is the worker's own error, as text).
+    case worker(String)
 
     public var description: String {
         switch self {
@@ -43,6 +46,7 @@ public enum NeuralError: Error, Equatable, Sendable, CustomStringConvertible {
         case .runtime(let operation, let message): return "ONNX Runtime: \(operation) failed: \(message)"
         case .badOutput(let reason): return "voice output: \(reason)"
         case .cancelled: return "synthesis cancelled"
+        case .worker(let reason): return reason
         }
     }
 }

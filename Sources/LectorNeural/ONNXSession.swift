@@ -218,11 +218,12 @@ public enum ORTMemory: Sendable {
 }
 
 /// Stops a synthesis at once from any thread: ONNX Runtime's terminate flag on the run's
-/// options, which it checks between graph nodes.
+/// options, which it checks between graph nodes, or the voice worker's `cancel` message.
 public final class SynthesisCancellation: @unchecked Sendable {   // state under `lock`
     private let lock = NSLock()
     private var cancelled = false
     private var running: (options: OpaquePointer, library: ORTLibrary)?
+    private var onCancel: (@Sendable () -> Void)?
 
     public init() {}
 
@@ -234,11 +235,26 @@ public final class SynthesisCancellation: @unchecked Sendable {   // state under
 
     public func cancel() {
         lock.lock()
-        defer { lock.unlock() }
         cancelled = true
         if let (options, library) = running, let status = library.api.pointee.RunOptionsSetTerminate!(options) {
             library.api.pointee.ReleaseStatus!(status)
         }
+        let action = onCancel
+        onCancel = nil
+        lock.unlock()
+        action?()
+    }
+
+    /// Runs `action` once at `cancel()` (at once if already cancelled); nil removes it.
+    public func whenCancelled(_ action: (@Sendable () -> Void)?) {
+        lock.lock()
+        guard cancelled, let action else {
+            onCancel = action
+            lock.unlock()
+            return
+        }
+        lock.unlock()
+        action()
     }
 
     /// The run's options, while it runs; false if already cancelled.

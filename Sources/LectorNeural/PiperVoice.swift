@@ -1,9 +1,18 @@
 import Foundation
 
+/// A Piper voice that speaks phoneme ids: in this process (`PiperVoice`) or in Lector's voice
+/// worker process (`PiperWorker`, what the daemon uses).
+public protocol PiperSpeaker: AnyObject, Sendable {
+    var config: PiperConfig { get }
+    var phonemeIDs: PhonemeIDs { get }
+    /// Blocks for the run; `cancellation` stops it at once from another thread.
+    func speak(ids: [Int64], lengthScale: Float, cancellation: SynthesisCancellation) throws -> PiperAudio
+}
+
 /// A Piper (VITS) voice, `NAME.onnx` + `NAME.onnx.json`, loaded into ONNX Runtime with its
 /// per-phoneme durations exposed: phoneme ids in, float PCM at the voice's rate and the samples
-/// each id lasts out. Not yet part of narration (issue 22): the engine core alone.
-public final class PiperVoice: Sendable {
+/// each id lasts out.
+public final class PiperVoice: PiperSpeaker {
     public let name: String
     public let modelPath: String
     public let config: PiperConfig
@@ -97,8 +106,14 @@ public final class PiperVoice: Sendable {
     }
 }
 
+extension PiperVoice {
+    public func speak(ids: [Int64], lengthScale: Float, cancellation: SynthesisCancellation) throws -> PiperAudio {
+        try synthesize(ids: ids, lengthScale: lengthScale, cancellation: cancellation)
+    }
+}
+
 /// One utterance from a Piper voice.
-public struct PiperAudio: Sendable {
+public struct PiperAudio: Equatable, Sendable {
     /// Mono float PCM, about -1...1.
     public var samples: [Float]
     public var sampleRate: Int

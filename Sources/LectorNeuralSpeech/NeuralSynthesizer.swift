@@ -3,22 +3,47 @@ import LectorCore
 import LectorNeural
 import LectorSpeech
 
-/// A Piper voice speaking, on a worker thread of its own ("lector-neural"): for each job it asks
+/// A Piper voice speaking, on a thread of its own ("lector-neural"): for each job it asks
 /// espeak-ng for the phoneme reading (`SpeechEngine.phonemeReading`: the same text handling as the
 /// espeak-ng voice), runs the model, turns the audio into s16 at `outputRate` and puts every word
 /// on its first sample (`NeuralWordTiming`), then pushes the words, the audio and `finished` to
-/// `mailbox`, as espeak-ng's thread does. The model is loaded on the worker at the first job.
+/// `mailbox`, as espeak-ng's thread does. The model is loaded at the first job: in the voice
+/// worker process (`Engine.worker`, the daemon's), which ends after `idleSeconds` without a job
+/// and starts again at the next; or in this process (`Engine.inProcess`).
 ///
-/// Whatever goes wrong (no runtime, a broken model, a phoneme the voice lacks, a failed run) is
-/// told through `onProblem`, and that job is handed to espeak-ng with `espeakVoice`, same id, so
-/// narration goes on from the same word. `cancel` stops a run at once.
+/// Whatever goes wrong (no runtime, a broken model, a phoneme the voice lacks, a failed run, a
+/// worker that crashed or hung) is told through `onProblem`, and that job is handed to espeak-ng
+/// with `espeakVoice`, same id, so narration goes on from the same word. A worker that crashed or
+/// hung is replaced at the next job, up to `Engine.restarts` times. `cancel` stops a run at once.
 ///
 ///     let neural = NeuralSynthesizer(modelPath: joe, espeakVoice: enUS, espeak: engine, mailbox: engine.mailbox,
 ///                                    outputRate: engine.sampleRate) { Journal.log(.warning, $0) }
 ///     neural.synthesize(id: 7, request: try SpeechRequest(text: "Call me Ishmael."), delivery: .immediate)
 ///     // mailbox: .word(7, "Call" at 0), …, .audio(7, …), .finished(7, ok: true, …)
 public final class NeuralSynthesizer: @unchecked Sendable {   // queue state under `condition`; `loaded` worker-only
+    public enum Engine: Sendable {
+        /// The model in this process (engine tests and benchmarks).
+        case inProcess
+        /// The model in `lector-piper` at `path` (nil: not installed; each job says so).
+        case worker(path: String?, idleSeconds: Double = 30, hangSeconds: Double = 10)
+
+        /// The installed worker, with `LECTOR_NEURAL_IDLE_SECONDS` / `LECTOR_NEURAL_HANG_SECONDS`
+        /// if set (tests shorten them).
+        public static func installed(environment: [String: String] = ProcessInfo.processInfo.environment) -> Engine {
+            func seconds(_ name: String, _ fallback: Double) -> Double {
+                environment[name].flatMap(Double.init).map { max(0.05, $0) } ?? fallback
+            }
+            return .worker(path: PiperWorker.installedExecutable(environment: environment).path,
+                           idleSeconds: seconds("LECTOR_NEURAL_IDLE_SECONDS", 30),
+                           hangSeconds: seconds("LECTOR_NEURAL_HANG_SECONDS", 10))
+        }
+
+        /// How many times a crashed or hung worker is started again before the voice is given up.
+        public static let restarts = 3
+    }
+
     public let modelPath: String
+    public let engine: Engine
     /// The espeak-ng voice that reads for it (the Piper voice's `espeak.voice`), and speaks instead when it cannot.
     public let espeakVoice: Voice
     public let mailbox: SynthesisMailbox
@@ -37,12 +62,15 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
     private var running: (id: UInt64, cancellation: SynthesisCancellation)?
     private var stopping = false
     private let stopped = DispatchSemaphore(value: 0)
-    private var loaded: Result<PiperVoice, Error>?
+    private var loaded: Result<any PiperSpeaker, Error>?
+    private var lastUsed = Date()
+    private var restarts = 0
     private var told: Set<String> = []
 
-    public init(modelPath: String, espeakVoice: Voice, espeak: SpeechEngine, mailbox: SynthesisMailbox, outputRate: Int,
-                onProblem: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(modelPath: String, engine: Engine = .installed(), espeakVoice: Voice, espeak: SpeechEngine,
+                mailbox: SynthesisMailbox, outputRate: Int, onProblem: @escaping @Sendable (String) -> Void = { _ in }) {
         self.modelPath = modelPath
+        self.engine = engine
         self.espeakVoice = espeakVoice
         self.espeak = espeak
         self.mailbox = mailbox
@@ -90,10 +118,30 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
         _ = stopped.wait(timeout: .now() + timeout)
     }
 
+    /// Whether the voice worker runs now (for tests and benchmarks).
+    public var workerPID: pid_t? {
+        condition.lock()
+        defer { condition.unlock() }
+        return runningWorker
+    }
+    private var runningWorker: pid_t?   // under `condition`, set by the worker thread
+
     private func runJobs() {
+        defer { unload() }
         while true {
             condition.lock()
-            while jobs.isEmpty && !stopping { condition.wait() }
+            while jobs.isEmpty && !stopping {
+                guard case .worker(_, let idleSeconds, _) = engine, case .success? = loaded else {
+                    condition.wait()
+                    continue
+                }
+                if !condition.wait(until: lastUsed.addingTimeInterval(idleSeconds)) && jobs.isEmpty && !stopping {
+                    // Idle: the worker ends and its memory (runtime, model, arena) goes with it.
+                    condition.unlock()
+                    unload()
+                    condition.lock()
+                }
+            }
             if stopping {
                 condition.unlock()
                 return
@@ -105,6 +153,7 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
             let outputs = speak(id: job.id, request: job.request, cancellation: cancellation)
             condition.lock()
             running = nil
+            lastUsed = Date()
             condition.unlock()
             if let outputs {
                 mailbox.push(outputs)
@@ -114,10 +163,45 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
         }
     }
 
-    /// The model, loaded at the first job (worker thread only).
-    func voice() throws -> PiperVoice {
-        if loaded == nil { loaded = Result { try PiperVoice(modelPath: modelPath) } }
+    /// The model, loaded at the first job and again after the worker ended (idle, crashed or
+    /// hung); a load that failed stays failed (job thread only).
+    func voice() throws -> any PiperSpeaker {
+        if case .success(let worker as PiperWorker)? = loaded, !worker.isRunning {
+            unload()
+            restarts += 1
+            if restarts > Engine.restarts {
+                loaded = .failure(NeuralError.worker("the voice worker failed \(restarts) times; the voice is given up until the daemon restarts"))
+            }
+        }
+        if loaded == nil {
+            loaded = Result {
+                switch engine {
+                case .inProcess:
+                    return try PiperVoice(modelPath: modelPath)
+                case .worker(let path, _, let hangSeconds):
+                    guard let path else {
+                        throw NeuralError.worker("Lector's voice worker lector-piper is not installed (looked in "
+                            + PiperWorker.installedExecutable().looked.joined(separator: ", ") + ")")
+                    }
+                    let worker = try PiperWorker(executable: path, modelPath: modelPath, hangSeconds: hangSeconds)
+                    condition.lock()
+                    runningWorker = worker.pid
+                    condition.unlock()
+                    return worker
+                }
+            }
+        }
         return try loaded!.get()
+    }
+
+    /// Ends a loaded worker (idle, replaced or shut down); a failed load is kept.
+    private func unload() {
+        guard case .success(let speaker)? = loaded else { return }
+        (speaker as? PiperWorker)?.close()
+        loaded = nil
+        condition.lock()
+        runningWorker = nil
+        condition.unlock()
     }
 
     /// Phoneme scalars a run takes at least: shorter runs lose the sentence's melody.
@@ -129,7 +213,7 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
     func speak(id: UInt64, request: SpeechRequest, cancellation: SynthesisCancellation) -> [SynthesisOutput]? {
         let done: [SynthesisOutput] = [.finished(id: id, ok: true, totalSamples: 0)]
         if mailbox.isCancelled(id) { return done }
-        let voice: PiperVoice
+        let voice: any PiperSpeaker
         do {
             voice = try self.voice()
         } catch {
@@ -149,7 +233,7 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
         for (index, (clause, ids)) in clauses.enumerated() {
             let audio: PiperAudio
             do {
-                audio = try voice.synthesize(ids: ids.mapping.ids, lengthScale: lengthScale, cancellation: cancellation)
+                audio = try voice.speak(ids: ids.mapping.ids, lengthScale: lengthScale, cancellation: cancellation)
             } catch {
                 if cancellation.isCancelled || mailbox.isCancelled(id) { return done }
                 if index == 0 { return fail("\(error)") }

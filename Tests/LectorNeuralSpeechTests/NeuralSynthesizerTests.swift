@@ -11,8 +11,10 @@ import XCTest
 final class NeuralSynthesizerTests: XCTestCase {
     static let engine = try! SpeechEngine(bufferedSecondsAhead: 120)
 
+    func model() throws -> String { try Self.model() }
+
     /// The joe voice's model, or a failure (under CI) / skip saying what to install.
-    func model() throws -> String {
+    static func model() throws -> String {
         guard let path = RuntimeLocator.packagedVoices(sitePackages: RuntimeLocator.sitePackages())
             .first(where: { $0.hasSuffix("en_US-joe-medium.onnx") }) else {
             let message = "no real Piper voice (en_US-joe-medium); install with: scripts/install-deps --test"
