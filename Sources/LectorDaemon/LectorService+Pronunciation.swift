@@ -79,8 +79,17 @@ extension LectorService {
         bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["Book"])
     }
 
+    /// A neural voice could not speak (espeak-ng reads instead): Book's `voice-problem`.
+    func neuralVoiceProblem(voice: String, message: String) {
+        voiceProblem = (voice, message)
+        if narrator.voice?.name == voice { emitBookChanged() }
+    }
+
     /// Narrator1.Book's keys for the check (documented in dbus/io.github.lector.Narrator1.xml).
     func writePronunciation(_ writer: MessageWriter) throws {
+        if let voiceProblem, narrator.voice?.name == voiceProblem.voice {
+            try writer.entry("voice-problem", "s") { try $0.append(BusText.capped(voiceProblem.message, maxCharacters: 512)) }
+        }
         guard let report = pronunciation else { return }
         let verdict = report.verdict
         try writer.entry("unpronounced", "d") { try $0.append(verdict.share) }

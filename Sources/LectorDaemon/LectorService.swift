@@ -76,6 +76,9 @@ public final class LectorService {
     static let chapterTextWaitMicroseconds: UInt64 = 10_000_000
     /// Can the open book's voice read it (`LectorService+Pronunciation`): nil until checked.
     var pronunciation: PronunciationReport?
+    /// The last reason a neural voice could not speak (Narrator1.Book's `voice-problem` while
+    /// that voice reads the book).
+    var voiceProblem: (voice: String, message: String)?
     /// Advanced for each check started: the work for an older book or voice stops, its result is dropped.
     let pronunciationTicket = GenerationTicket()
     /// The last check had too little text (a title page): it is tried again as chapters arrive.
@@ -121,9 +124,7 @@ public final class LectorService {
             for problem in neural.problems { Journal.log(.warning, "not a usable voice: \(problem)") }
             return VoiceCatalog(voices: espeakVoices + neural.voices)
         }
-        narrationVoices = NarrationVoices(espeak: engine, voices: catalog) { problem in
-            Journal.log(.warning, problem, fields: ["LECTOR_ERROR": "VoiceUnavailable"])
-        }
+        narrationVoices = NarrationVoices(espeak: engine, voices: catalog)
         bus = try Bus.session()
         soundServer = try SoundServer(loop: loop, properties: Self.streamProperties)
         // Engine jobs of the announcer and the narrator share one numbering.
@@ -148,6 +149,7 @@ public final class LectorService {
             self?.checkPronunciation()
         }
         library.onVoiceChanged = { [weak self] in self?.checkPronunciation() }
+        narrationVoices.onProblem = { [weak self] voice, message in self?.neuralVoiceProblem(voice: voice, message: message) }
         library.onChapterLoaded = { [weak self] chapter in
             self?.chapterLoaded(chapter)
             if self?.pronunciationNeedsText == true { self?.checkPronunciation() }

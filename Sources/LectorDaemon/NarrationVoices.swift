@@ -1,4 +1,5 @@
 import LectorCore
+import LectorLoop
 import LectorNeuralSpeech
 import LectorSpeech
 
@@ -12,13 +13,13 @@ final class NarrationVoices: NarrationSynthesizer {
     /// espeak-ng's voices: who reads a neural voice's phonemes, and speaks when it cannot.
     private let espeakVoices: VoiceCatalog
     private var neural: [String: NeuralSynthesizer] = [:]
-    /// A neural voice could not speak (said once per reason; espeak-ng reads meanwhile). Any thread.
-    let onProblem: @Sendable (String) -> Void
+    /// A neural voice (by name) could not speak: said once per reason, in the journal and here,
+    /// on the loop; espeak-ng reads meanwhile.
+    var onProblem: ((_ voice: String, _ message: String) -> Void)?
 
-    init(espeak: SpeechEngine, voices: VoiceCatalog, onProblem: @escaping @Sendable (String) -> Void) {
+    init(espeak: SpeechEngine, voices: VoiceCatalog) {
         self.espeak = espeak
         espeakVoices = voices
-        self.onProblem = onProblem
     }
 
     func synthesize(id: UInt64, request: SpeechRequest, voice: Voice, delivery: SpeechEngine.Delivery) {
@@ -32,7 +33,10 @@ final class NarrationVoices: NarrationSynthesizer {
         }
         let synthesizer = neural[details.modelPath] ?? {
             let made = NeuralSynthesizer(modelPath: details.modelPath, espeakVoice: reader, espeak: espeak,
-                                         mailbox: espeak.mailbox, outputRate: espeak.sampleRate, onProblem: onProblem)
+                                         mailbox: espeak.mailbox, outputRate: espeak.sampleRate) { [weak self, name = voice.name] message in
+                Journal.log(.warning, message, fields: ["LECTOR_ERROR": "VoiceUnavailable", "LECTOR_VOICE": name])
+                LoopInbox.post { self?.onProblem?(name, message) }
+            }
             neural[details.modelPath] = made
             return made
         }()

@@ -26,6 +26,19 @@ public enum ProcessProbe {
         }
     }
 
+    /// Living children of `pid` named `command` (its /proc comm, up to 15 characters), e.g. the
+    /// daemon's voice worker `lector-piper`.
+    public static func children(of pid: Int32, named command: String) -> [Int32] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return names.compactMap { Int32($0) }.filter { child in
+            guard let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return String(stat[stat.index(after: open)..<close]) == String(command.prefix(15))
+                && fields.count > 1 && Int32(fields[1]) == pid && isAlive(child)
+        }
+    }
+
     /// VmRSS of `pid`, kB.
     public static func residentKiB(_ pid: Int32) -> Int? { statusField("VmRSS", pid) }
 

@@ -15,6 +15,20 @@ public func poll(timeout: TimeInterval, _ condition: () throws -> Bool) rethrows
     }
 }
 
+/// Waits for `value` to be non-nil, like `poll`: the value as soon as there is one, nil if never.
+///
+/// ```swift
+/// let worker = pollValue(timeout: 10) { ProcessProbe.children(of: daemon, named: "lector-piper").first }
+/// ```
+public func pollValue<Value>(timeout: TimeInterval, _ value: () throws -> Value?) rethrows -> Value? {
+    var found: Value?
+    _ = try poll(timeout: timeout) {
+        found = try value()
+        return found != nil
+    }
+    return found
+}
+
 /// For claims that something stays so ("still paused after the call"): checks `condition`
 /// every 100 ms for `duration` and is false the moment it does not hold, so a brief change in
 /// between is caught, not slept through.

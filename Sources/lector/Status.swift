@@ -81,6 +81,7 @@ struct Status: ParsableCommand {
                 Speed:    \(Rate.format(rate))
                 Progress: \(wholeBook)
                 """ + (sleep.isEmpty ? "" : "\nSleep:    " + Sleep.describe(sleep)) + (voiceWarning.map { "\nWarning:  " + $0 } ?? "")
+                + (book["voice-problem"].map { "\nWarning:  " + $0 } ?? "")
         }
 
         /// Narrator1.Book's `voice-warning` (the voice cannot read this book) and what to do.

@@ -40,4 +40,28 @@ final class PhonemeReadingTests: XCTestCase {
         XCTAssertEqual(punctuated.wordStarts.map(\.offset), [0, 6, 11])
         XCTAssertEqual(punctuated.clauses(atLeast: 3).map { String(String.UnicodeScalarView($0.phonemes)) }, ["stˈɑːp,", " ðˈɛn ɡˈoʊ."])
     }
+
+    /// A long clause is cut between words into near-equal runs, each within the maximum; a word
+    /// longer than it stays whole; the offsets go with their phonemes.
+    func testALongClauseIsCutBetweenWordsWithinTheMaximum() {
+        let words = ["ðə", "lˈɔŋ", "ɡɹˈeɪ", "sˈiː", "ɹˈoʊld", "ˈɑn", "wɪðˈaʊt", "ɐn", "ˈɛnd"]
+        let text = words.joined(separator: " ")
+        var offsets: [Int] = [], at = 0
+        for word in words {
+            offsets += Array(repeating: at, count: word.unicodeScalars.count + 1)
+            at += word.unicodeScalars.count + 1
+        }
+        let reading = PhonemeReading(phonemes: Array(text.unicodeScalars), offsets: Array(offsets.prefix(text.unicodeScalars.count)))
+        let pieces = reading.clauses(atLeast: 3, atMost: 16)
+        let texts = pieces.map { String(String.UnicodeScalarView($0.phonemes)) }
+        XCTAssertEqual(texts.joined(), text, "nothing lost or doubled")
+        XCTAssertEqual(pieces.count, 3, "\(texts)")
+        for piece in texts {
+            XCTAssertLessThanOrEqual(piece.unicodeScalars.count, 16, "\(texts)")
+            XCTAssertTrue(piece.hasSuffix(" ") || piece == texts.last, "cut inside a word: \(texts)")
+        }
+        XCTAssertEqual(pieces.flatMap(\.offsets), reading.offsets)
+        XCTAssertEqual(PhonemeReading(phonemes: Array("abcdefghijklmnopqrstuvwxyz".unicodeScalars), offsets: Array(repeating: 0, count: 26))
+            .clauses(atLeast: 3, atMost: 10).count, 1, "a single long word stays whole")
+    }
 }

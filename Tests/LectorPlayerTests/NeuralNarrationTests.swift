@@ -24,7 +24,7 @@ final class NeuralNarrationTests: XCTestCase {
     }
 
     /// A daemon whose listener keeps `files` (name → source) in ~/.local/share/lector/voices.
-    private func fixture(voices files: [String: String]) throws -> PlayerFixture {
+    private func fixture(voices files: [String: String], environment: [String: String] = [:]) throws -> PlayerFixture {
         let (_, runtime) = try realVoice()
         let fixture = try PlayerFixture()
         let directory = URL(fileURLWithPath: fixture.session.environment["XDG_DATA_HOME"]!)
@@ -35,7 +35,7 @@ final class NeuralNarrationTests: XCTestCase {
         }
         fixture.daemon.send(signal: SIGTERM)
         _ = fixture.daemon.waitForExit(timeout: 10)
-        try fixture.startDaemon(environment: ["LECTOR_ONNXRUNTIME": runtime])
+        try fixture.startDaemon(environment: environment.merging(["LECTOR_ONNXRUNTIME": runtime]) { $1 })
         return fixture
     }
 
@@ -135,6 +135,126 @@ final class NeuralNarrationTests: XCTestCase {
         XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: since).count >= 3 }, fixture.context)
         XCTAssertTrue(try poll(timeout: 5) { fixture.daemon.output.contains("the voice en_US-broken-medium cannot speak") },
                       "no warning said why\(fixture.context)")
+        // Said where the listener looks too: Narrator1.Book's voice-problem, shown by lector status.
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.cli("status").stdout.contains("Warning:  the voice en_US-broken-medium cannot speak") },
+                      "lector status does not say why: \((try? fixture.cli("status").stdout) ?? "")")
         XCTAssertTrue(fixture.daemon.isRunning)
+    }
+
+    /// The offset of the one book's bookmark.
+    private func onlyBookmark(_ fixture: PlayerFixture) -> (chapter: Int, offset: Int)? {
+        let files = (try? FileManager.default.contentsOfDirectory(at: fixture.bookmarkDirectory, includingPropertiesForKeys: nil)) ?? []
+        guard let file = files.first(where: { $0.pathExtension == "json" }), let data = try? Data(contentsOf: file),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let chapter = (object["chapter"] as? NSNumber)?.intValue, let offset = (object["offset"] as? NSNumber)?.intValue
+        else { return nil }
+        return (chapter, offset)
+    }
+
+    /// Thirty sentences: minutes of narration, so a test can act while it plays.
+    private func longBook(_ fixture: PlayerFixture) throws -> URL {
+        // The second sentence runs on without a comma for about 20 s: the worker cuts it between words.
+        let sentences = (1...30).map { "Sentence number \($0) tells of the grey sea, the long voyage and the whale that waited for them." }
+            .enumerated().map { $0.offset == 1 ? $0.element + " And then the sailors who had waited " + String(repeating: "all through the long and quiet night ", count: 8) + "saw the morning come over the water." : $0.element }
+        return try TextBooks.write([sentences.joined(separator: " ")], named: "voyage.txt", in: fixture.session.directory)
+    }
+
+    private func joe(_ fixture: PlayerFixture) throws -> Int32 {
+        try XCTUnwrap(try pollValue(timeout: 10) { ProcessProbe.children(of: fixture.daemon.pid, named: "lector-piper").first },
+                      "no voice worker runs under the daemon\(fixture.context)")
+    }
+
+    /// The engine killed mid-chapter: espeak-ng reads on from the same place at once, the
+    /// listener is told why (journal, Narrator1.Book, lector status), and the next sentences are
+    /// the neural voice's again, from a new worker.
+    func testAWorkerKilledMidChapterCostsNothingAndIsReplaced() throws {
+        let (model, _) = try realVoice()
+        let fixture = try fixture(voices: ["en_US-joe-medium.onnx": model, "en_US-joe-medium.onnx.json": model + ".json"])
+        defer { fixture.shutdown() }
+        let since = Date()
+        XCTAssertEqual(try fixture.cli("read", try longBook(fixture).path, "--voice", "joe", "--from-start").status, 0, fixture.context)
+        XCTAssertNotNil(fixture.sound(after: since, timeout: 10), "nothing heard\(fixture.context)")
+        let first = try joe(fixture)
+        XCTAssertEqual(kill(first, SIGKILL), 0)
+        let killed = Date()
+        XCTAssertTrue(try poll(timeout: 20) { fixture.daemon.output.contains("was killed by signal 9") },
+                      "the crash was not noticed\(fixture.context)")
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.cli("status").stdout.contains("was killed by signal 9") },
+                      "lector status does not say why: \((try? fixture.cli("status").stdout) ?? "")")
+        let replaced = try pollValue(timeout: 20) {
+            ProcessProbe.children(of: fixture.daemon.pid, named: "lector-piper").first { $0 != first }
+        }
+        XCTAssertNotNil(replaced, "no new worker for the next sentences\(fixture.context)")
+        // Narration never stopped: words keep coming and sound keeps being heard.
+        let before = fixture.signals("SpeakingRange", since: killed).count
+        XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: killed).count >= before + 5 },
+                      "narration stopped after the worker was killed\(fixture.context)")
+        XCTAssertNotNil(fixture.sound(after: Date(), timeout: 5), "silent after the worker was killed\(fixture.context)")
+        XCTAssertEqual(try fixture.status(), "Playing")
+        let offsets = fixture.signals("SpeakingRange", since: since).compactMap { Int($0.arguments[1]) }
+        XCTAssertEqual(offsets, offsets.sorted(), "words went back or skipped around: \(offsets)")
+        XCTAssertTrue(fixture.daemon.isRunning)
+    }
+
+    /// The model never lives in the daemon: ONNX Runtime is never mapped there, the worker ends
+    /// after its idle time once the listener stops, and the daemon is no larger than before.
+    func testTheWorkerEndsWhenTheListenerStopsAndTheDaemonNeverHoldsTheModel() throws {
+        let (model, _) = try realVoice()
+        let fixture = try fixture(voices: ["en_US-joe-medium.onnx": model, "en_US-joe-medium.onnx.json": model + ".json"],
+                                  environment: ["LECTOR_NEURAL_IDLE_SECONDS": "2"])
+        defer { fixture.shutdown() }
+        let since = Date()
+        XCTAssertEqual(try fixture.cli("read", try longBook(fixture).path, "--voice", "joe", "--from-start").status, 0, fixture.context)
+        XCTAssertNotNil(fixture.sound(after: since, timeout: 10), "nothing heard\(fixture.context)")
+        let worker = try joe(fixture)
+        Thread.sleep(forTimeInterval: 3)
+        let maps = (try? String(contentsOfFile: "/proc/\(fixture.daemon.pid)/maps", encoding: .utf8)) ?? ""
+        XCTAssertFalse(maps.contains("onnxruntime"), "ONNX Runtime is mapped in the daemon")
+        XCTAssertTrue(((try? String(contentsOfFile: "/proc/\(worker)/maps", encoding: .utf8)) ?? "").contains("onnxruntime"),
+                      "the worker does not run the model")
+        let narrating = ProcessProbe.residentKiB(fixture.daemon.pid) ?? 0
+        let workerPeak = ProcessProbe.peakResidentKiB(worker) ?? 0
+        XCTAssertTrue(try fixture.playerctl("stop").succeeded)
+        XCTAssertTrue(try poll(timeout: 15) { !ProcessProbe.isAlive(worker) }, "the worker outlived its idle time after Stop")
+        let stopped = ProcessProbe.residentKiB(fixture.daemon.pid) ?? 0
+        print("neural narration: daemon RSS \(narrating / 1024) MB narrating, \(stopped / 1024) MB after Stop with the worker gone; "
+              + "worker peak \(workerPeak / 1024) MB")
+        XCTAssertLessThanOrEqual(stopped, narrating + 5 * 1024, "the daemon grew after Stop")
+        XCTAssertLessThanOrEqual(workerPeak, 250 * 1024, "the worker took more than 250 MB")
+    }
+
+    /// Rate and seek with the neural voice, then the session bus goes: the bookmark holds the
+    /// word being heard, and the worker ends with the daemon (no orphan keeps the model).
+    func testRateSeekAndTheBookmarkOnBusLossHoldWithTheNeuralVoice() throws {
+        let (model, _) = try realVoice()
+        let fixture = try fixture(voices: ["en_US-joe-medium.onnx": model, "en_US-joe-medium.onnx.json": model + ".json"])
+        defer { fixture.shutdown() }
+        let book = try longBook(fixture)
+        let since = Date()
+        XCTAssertEqual(try fixture.cli("read", book.path, "--voice", "joe", "--from-start").status, 0, fixture.context)
+        XCTAssertNotNil(fixture.sound(after: since, timeout: 10), "nothing heard\(fixture.context)")
+        let worker = try joe(fixture)
+
+        XCTAssertTrue(try fixture.setProperty("Rate", "d", "1.8").succeeded, fixture.context)
+        let faster = Date()
+        XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: faster).count >= 3 },
+                      "no words after the rate changed\(fixture.context)")
+        let beforeSeek = fixture.signals("SpeakingRange", since: since).compactMap { Int($0.arguments[1]) }.last ?? 0
+        let seeked = Date()
+        XCTAssertTrue(try fixture.playerctl("position", "10+").succeeded, fixture.context)
+        XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: seeked).count >= 2 }, fixture.context)
+        let afterSeek = try XCTUnwrap(fixture.signals("SpeakingRange", since: seeked).compactMap { Int($0.arguments[1]) }.first)
+        XCTAssertGreaterThan(afterSeek, beforeSeek + 60, "the seek did not move ahead")
+        print("neural narration: seek +10 s at rate 1.8 moved from offset \(beforeSeek) to \(afterSeek)")
+        XCTAssertNotNil(fixture.sound(after: seeked, timeout: 5), "not heard after the seek\(fixture.context)")
+
+        Thread.sleep(forTimeInterval: 1)
+        let heard = try XCTUnwrap(fixture.signals("SpeakingRange", since: since).compactMap { Int($0.arguments[1]) }.last)
+        try fixture.session.restartBus()
+        XCTAssertEqual(fixture.daemon.waitForExit(timeout: 10), 1, fixture.daemon.output)
+        let saved = try XCTUnwrap(onlyBookmark(fixture), "no bookmark\n\(fixture.daemon.output)")
+        XCTAssertGreaterThanOrEqual(saved.offset, heard, "the bookmark is behind the last word heard")
+        XCTAssertLessThanOrEqual(saved.offset, heard + 60, "the bookmark is past the word heard at exit")
+        XCTAssertTrue(try poll(timeout: 5) { !ProcessProbe.isAlive(worker) }, "the voice worker outlived the daemon")
     }
 }
