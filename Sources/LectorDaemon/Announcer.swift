@@ -162,12 +162,14 @@ final class Announcer {
     }
 
     /// Options the caller did not give come from the configuration: rate, pitch, volume, and the
-    /// voice for the language.
+    /// voice for the language when it is espeak-ng's (`[voices]` may name a neural voice for
+    /// books; announcements keep espeak-ng's ~10-ms first audio and its voice for the language).
     private func applyDefaults(to request: inout SpeechRequest, options: [String: OptionValue]) {
         if options[SpeakOption.rate.rawValue] == nil { request.rate = configuration.speech.rate }
         if options[SpeakOption.pitch.rawValue] == nil { request.pitch = configuration.speech.pitch }
         if options[SpeakOption.volume.rawValue] == nil { request.volume = configuration.speech.volume }
-        if request.voice == nil, let language = request.language, let voice = configuration.voice(forLanguage: language) {
+        if request.voice == nil, let language = request.language, let voice = configuration.voice(forLanguage: language),
+           (try? catalog.resolve(language: language, voice: voice)) != nil {
             request.voice = voice
         }
     }

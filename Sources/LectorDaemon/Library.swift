@@ -472,12 +472,15 @@ final class Library {
         return chosen
     }
 
-    /// The book's language picks the voice; an unknown one falls back to the default, with a log line.
+    /// The book's language picks the voice (`[voices]` first); a book that names none (plain
+    /// text) is read in the default voice's language, so `[voices]` for that language applies too;
+    /// an unknown one falls back to the default, with a log line.
     func voice(forBookLanguage language: String?) -> Voice? {
-        if let language, let configured = configuration.voice(forLanguage: language),
-           let voice = try? catalog.resolve(language: language, voice: configured) { return voice }
-        if let language, let voice = try? catalog.resolve(language: language, voice: nil) { return voice }
         let fallback = try? catalog.resolve(language: nil, voice: nil)
+        let reading = language ?? fallback?.primaryLanguage
+        if let reading, let configured = configuration.voice(forLanguage: reading),
+           let voice = try? catalog.resolve(language: reading, voice: configured) { return voice }
+        if let language, let voice = try? catalog.resolve(language: language, voice: nil) { return voice }
         Journal.log(.notice, "no voice for the book's language \(language ?? "(none)"); reading with \(fallback?.name ?? "none")")
         return fallback
     }

@@ -257,4 +257,59 @@ final class NeuralNarrationTests: XCTestCase {
         XCTAssertLessThanOrEqual(saved.offset, heard + 60, "the bookmark is past the word heard at exit")
         XCTAssertTrue(try poll(timeout: 5) { !ProcessProbe.isAlive(worker) }, "the voice worker outlived the daemon")
     }
+
+    /// Chosen like any voice: `[voices]` names joe for English, Narrator1.Voice switches to
+    /// espeak-ng and back at the word being heard, and an announcement is spoken by espeak-ng
+    /// while the neural narration yields, then goes on from the word it was at.
+    func testConfigVoiceSwitchAndAnnouncementsWithTheNeuralVoice() throws {
+        let (model, _) = try realVoice()
+        let fixture = try fixture(voices: ["en_US-joe-medium.onnx": model, "en_US-joe-medium.onnx.json": model + ".json"])
+        defer { fixture.shutdown() }
+        let config = URL(fileURLWithPath: fixture.session.environment["XDG_CONFIG_HOME"]! + "/lector/config.toml")
+        try FileManager.default.createDirectory(at: config.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "[voices]\nen = \"joe\"\n".write(to: config, atomically: true, encoding: .utf8)
+        XCTAssertTrue(try fixture.call("io.github.lector.Lector1", "Reload", path: "/io/github/lector/Lector1").succeeded, fixture.context)
+        let book = try longBook(fixture)
+        let since = Date()
+        XCTAssertEqual(try fixture.cli("read", book.path, "--from-start").status, 0, fixture.context)
+        XCTAssertNotNil(fixture.sound(after: since, timeout: 10), "nothing heard\(fixture.context)")
+        let voice = { try fixture.property("Voice", interface: PlayerFixture.narrator, path: PlayerFixture.narratorPath).data as? String }
+        XCTAssertEqual(try voice(), "joe", "[voices] en = joe did not choose it")
+        _ = try joe(fixture)
+
+        // To espeak-ng and back, at the word being heard.
+        for name in ["en-us", "joe"] {
+            let heard = fixture.lastHeardOffset(since: since) ?? 0
+            let switched = Date()
+            let set = try fixture.call("org.freedesktop.DBus.Properties", "Set",
+                                       ["'\(PlayerFixture.narrator)'", "'Voice'", "<'\(name)'>"], path: PlayerFixture.narratorPath)
+            XCTAssertTrue(set.succeeded, "\(set)\(fixture.context)")
+            XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: switched).count >= 2 },
+                          "no words after switching to \(name)\(fixture.context)")
+            let next = try XCTUnwrap(fixture.signals("SpeakingRange", since: switched).compactMap { Int($0.arguments[1]) }.first)
+            XCTAssertGreaterThanOrEqual(next, heard, "switching to \(name) went back")
+            XCTAssertLessThanOrEqual(next, heard + 120, "switching to \(name) skipped ahead")
+        }
+
+        // An announcement: espeak-ng speaks it, narration holds and goes on from its word.
+        Thread.sleep(forTimeInterval: 1)
+        let before = try XCTUnwrap(fixture.lastHeardOffset(since: since))
+        let announced = Date()
+        // In English, for which [voices] names joe: still espeak-ng's voice for announcements.
+        let said = try fixture.call("io.github.lector.Lector1", "Speak", ["'Attention please.'", "{'language': <'en'>}"],
+                                    path: "/io/github/lector/Lector1")
+        XCTAssertTrue(said.succeeded, "\(said)")
+        XCTAssertTrue(try poll(timeout: 10) {
+            fixture.signals("SpeechFinished", since: announced).contains { $0.interface == "io.github.lector.Lector1" }
+        }, "the announcement did not finish\(fixture.context)")
+        XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: announced).contains {
+            $0.interface == PlayerFixture.narrator && (Int($0.arguments[1]) ?? 0) >= before } },
+                      "narration did not go on after the announcement\(fixture.context)")
+        let resumedAt = try XCTUnwrap(fixture.signals("SpeakingRange", since: announced)
+            .first { $0.interface == PlayerFixture.narrator }.flatMap { Int($0.arguments[1]) })
+        XCTAssertGreaterThanOrEqual(resumedAt, before - 120, "narration went back too far after the announcement")
+        XCTAssertLessThanOrEqual(resumedAt, before + 120, "narration skipped ahead after the announcement")
+        XCTAssertEqual(try fixture.status(), "Playing")
+        XCTAssertFalse(fixture.daemon.output.contains("cannot speak"), fixture.daemon.output)
+    }
 }

@@ -49,14 +49,39 @@ struct Neural: ParsableCommand {
         let espeak = try atTheSink(voice: "en-us", lector: lector, model: model, runtime: runtime, log: log)
         let neural = try atTheSink(voice: "joe", lector: lector, model: model, runtime: runtime, log: log)
         for (label, key) in [("first audio after lector read (ms)", "first"), ("pause -> silence, median (ms)", "pause"),
-                             ("play -> sound, median (ms)", "play"), ("CPU s per minute of audio", "cpu"),
-                             ("RSS peak while reading (MB)", "peak"), ("RSS while reading (MB)", "reading"),
-                             ("RSS 10 s after Stop (MB)", "stopped")] {
+                             ("play -> sound, median (ms)", "play"), ("CPU s per minute of audio (daemon + worker)", "cpu"),
+                             ("wakeups/s (daemon + worker)", "wakeups"),
+                             ("daemon RSS idle, before lector read (MB)", "idle"),
+                             ("daemon RSS while reading (MB)", "reading"), ("daemon RSS peak (MB)", "peak"),
+                             ("worker RSS while reading (MB)", "worker"), ("worker RSS peak (MB)", "workerPeak"),
+                             ("daemon + worker RSS 60 s after Stop (MB)", "stopped")] {
             table.row(label, [espeak[key], neural[key]].map { $0.map { String(format: "%.1f", $0) } ?? "-" })
             report.record(NeuralRecord(metric: "neural.sink.\(key)", espeak: espeak[key], neural: neural[key]))
         }
         report.table(table)
+        if let paplay = paplayWakeups(log: log) {
+            report.text(String(format: "anchor: paplay playing a %.0f-s WAV of the same text: %.1f wakeups/s", paplay.seconds, paplay.wakeups))
+            report.record(NeuralRecord(metric: "neural.paplay.wakeups", espeak: paplay.wakeups))
+        }
         report.print()
+    }
+
+    /// paplay's own wakeups (its whole life, wait4's rusage) playing espeak-ng's WAV of the text.
+    private func paplayWakeups(log: Log) -> (seconds: Double, wakeups: Double)? {
+        do {
+            let session = try TestSession()
+            defer { session.shutdown() }
+            let wav = session.directory.appendingPathComponent("moby.wav").path
+            _ = try session.run("espeak-ng", ["-v", "en-us", "-w", wav, Self.sentences.joined(separator: " ")])
+            let started = Date()
+            let process = try session.spawn("paplay", [wav])
+            guard process.waitForExit(timeout: 120) == 0, let usage = process.resourceUsage else { return nil }
+            let seconds = Date().timeIntervalSince(started)
+            return (seconds, Double(usage.ru_nvcsw + usage.ru_nivcsw) / seconds)
+        } catch {
+            log("paplay anchor: \(error)")
+            return nil
+        }
     }
 
     /// Model load, first sentence and real-time factor in this process, phonemes from espeak-ng.
@@ -117,6 +142,8 @@ struct Neural: ParsableCommand {
         let book = session.directory.appendingPathComponent("moby.txt")
         try (Self.sentences.joined(separator: " ") + "\n\n" + Self.sentences.joined(separator: " ")).write(to: book, atomically: true, encoding: .utf8)
         var figures: [String: Double] = [:]
+        Thread.sleep(forTimeInterval: 1)
+        figures["idle"] = ProcessProbe.residentKiB(daemon.pid).map { Double($0) / 1024 }
         let asked = Date()
         let read = try session.run(lector, ["read", book.path, "--voice", voice, "--from-start"])
         guard read.status == 0, let heard = recording.waitForSound(after: asked, timeout: 10) else {
@@ -124,10 +151,18 @@ struct Neural: ParsableCommand {
             return figures
         }
         figures["first"] = heard.timeIntervalSince(asked) * 1000
-        let ticks = ProcessProbe.cpuTicks(daemon.pid) ?? 0
+        let worker = ProcessProbe.children(of: daemon.pid, named: "lector-piper").first
+        let counters = { (ProcessCounters.read(pid: daemon.pid), worker.flatMap { ProcessCounters.read(pid: $0) }) }
+        let before = counters()
         Thread.sleep(forTimeInterval: seconds)
-        figures["cpu"] = Double((ProcessProbe.cpuTicks(daemon.pid) ?? 0) - ticks) / 100 / (seconds / 60)
+        let after = counters()
+        let ticks = (after.0?.cpuTicks ?? 0) - (before.0?.cpuTicks ?? 0) + (after.1?.cpuTicks ?? 0) - (before.1?.cpuTicks ?? 0)
+        let switches = (after.0?.contextSwitches ?? 0) - (before.0?.contextSwitches ?? 0)
+            + (after.1?.contextSwitches ?? 0) - (before.1?.contextSwitches ?? 0)
+        figures["cpu"] = Double(ticks) / Double(ProcessCounters.ticksPerSecond) / (seconds / 60)
+        figures["wakeups"] = Double(switches) / seconds
         figures["reading"] = ProcessProbe.residentKiB(daemon.pid).map { Double($0) / 1024 }
+        figures["worker"] = worker.flatMap { ProcessProbe.residentKiB($0) }.map { Double($0) / 1024 }
         var pauses: [Double] = [], plays: [Double] = []
         for _ in 0..<self.pauses {
             let pause = Date()
@@ -142,9 +177,12 @@ struct Neural: ParsableCommand {
         figures["pause"] = pauses.sorted().dropFirst(pauses.count / 2).first
         figures["play"] = plays.sorted().dropFirst(plays.count / 2).first
         figures["peak"] = ProcessProbe.peakResidentKiB(daemon.pid).map { Double($0) / 1024 }
+        figures["workerPeak"] = worker.flatMap { ProcessProbe.peakResidentKiB($0) }.map { Double($0) / 1024 }
         _ = try session.run("playerctl", ["-p", "lector", "stop"])
-        Thread.sleep(forTimeInterval: 10)
-        figures["stopped"] = ProcessProbe.residentKiB(daemon.pid).map { Double($0) / 1024 }
+        // The mark: within 5 MB of idle 60 s after the listener stops (the worker ends after 30 s).
+        Thread.sleep(forTimeInterval: 60)
+        let left = ProcessProbe.children(of: daemon.pid, named: "lector-piper").compactMap { ProcessProbe.residentKiB($0) }.reduce(0, +)
+        figures["stopped"] = ProcessProbe.residentKiB(daemon.pid).map { Double($0 + left) / 1024 }
         return figures
     }
 }
