@@ -31,6 +31,9 @@ extension LectorService {
             throw LectorError(.noBook, "no book is open: a voice is chosen for the book being read (lector read FILE --voice NAME)")
         }
         let voice = try library.catalog.resolve(language: nil, voice: name)   // UnknownVoice, nothing changed (neural voices too)
+        if let mismatch = Library.languageMismatch(voice, bookLanguage: narrator.book?.language) {
+            throw LectorError.invalidArgument(mismatch + "; " + Library.voiceHint(bookLanguage: narrator.book?.language))
+        }
         sleepTimer?.listenerActed()
         let before = narrator.voice
         library.choose(voice: voice.name)

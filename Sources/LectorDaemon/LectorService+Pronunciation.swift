@@ -87,8 +87,8 @@ extension LectorService {
 
     /// Narrator1.Book's keys for the check (documented in dbus/io.github.lector.Narrator1.xml).
     func writePronunciation(_ writer: MessageWriter) throws {
-        if let voiceProblem, narrator.voice?.name == voiceProblem.voice {
-            try writer.entry("voice-problem", "s") { try $0.append(BusText.capped(voiceProblem.message, maxCharacters: 512)) }
+        if let problem = [library.voiceNote, voiceProblem].compactMap({ $0 }).last(where: { $0.voice == narrator.voice?.name }) {
+            try writer.entry("voice-problem", "s") { try $0.append(BusText.capped(problem.message, maxCharacters: 512)) }
         }
         guard let report = pronunciation else { return }
         let verdict = report.verdict

@@ -40,7 +40,14 @@ extension Library {
             chosen.rate = rate
             narrator.setRate(rate)
         }
-        if let voice, let resolved = try? catalog.resolve(language: nil, voice: voice) {
+        if let voice, let resolved = try? catalog.resolve(language: nil, voice: voice),
+           let mismatch = Self.languageMismatch(resolved, bookLanguage: narrator.book?.language) {
+            let message = mismatch + ": \(narrator.voice?.name ?? "the book's voice") reads on; "
+                + Self.voiceHint(bookLanguage: narrator.book?.language)
+            Journal.log(.warning, message, fields: ["LECTOR_ERROR": "VoiceUnavailable", "LECTOR_VOICE": resolved.name])
+            voiceNote = narrator.voice.map { ($0.name, message) }
+            onVoiceChanged?()
+        } else if let voice, let resolved = try? catalog.resolve(language: nil, voice: voice) {
             chosen.voice = resolved.name   // its name, however it was asked for ("en-gb", "gmw/en")
             let before = narrator.voice
             narrator.setVoice(resolved)
@@ -49,13 +56,37 @@ extension Library {
         if rate != nil || voice != nil { saveBookmark() }
     }
 
-    /// The voice chosen for the book if it is still installed, else the one for its language.
+    /// The voice chosen for the book if it is still installed, else the one for its language. A
+    /// neural voice of another language than the book's cannot read it (its phonemes would be its
+    /// own language's): the language's voice reads instead, and `voiceNote` says why.
     func voice(forBook language: String?, chosen name: String?) -> Voice? {
+        voiceNote = nil
         if let name {
-            if let voice = try? catalog.resolve(language: nil, voice: name) { return voice }
+            if let named = try? catalog.resolve(language: nil, voice: name) {
+                guard let mismatch = Self.languageMismatch(named, bookLanguage: language) else { return named }
+                let instead = voice(forBookLanguage: language)
+                let message = mismatch + ": \(instead?.name ?? "espeak-ng") reads it instead; " + Self.voiceHint(bookLanguage: language)
+                Journal.log(.warning, message, fields: ["LECTOR_ERROR": "VoiceUnavailable", "LECTOR_VOICE": named.name])
+                voiceNote = instead.map { ($0.name, message) }
+                return instead
+            }
             Journal.log(.notice, "the voice chosen for this book, \(name), is not installed: reading with the default")
         }
         return voice(forBookLanguage: language)
+    }
+
+    /// Why a neural `voice` cannot read a book in `bookLanguage` (another primary language), or
+    /// nil. espeak-ng's voices read any text (the pronunciation check judges how well).
+    static func languageMismatch(_ voice: Voice, bookLanguage: String?) -> String? {
+        let primary = { (tag: String) in tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map { $0.lowercased() } }
+        guard voice.engine == .piper, let bookLanguage, let book = primary(bookLanguage),
+              let spoken = primary(voice.primaryLanguage), book != spoken else { return nil }
+        return "the voice \(voice.name) speaks \(voice.primaryLanguage), not this book's language (\(bookLanguage))"
+    }
+
+    /// What to do about a `languageMismatch`.
+    static func voiceHint(bookLanguage: String?) -> String {
+        "choose a voice that speaks it (lector voices \(bookLanguage ?? ""))"
     }
 
     // MARK: - entries

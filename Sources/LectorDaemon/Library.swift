@@ -82,6 +82,9 @@ final class Library {
     /// The open book's outline: the read-along page's markup and images are read from it, on
     /// `pageQueue` so a page never waits behind the background parse of the other chapters.
     private var outline: BookOutline?
+    /// Why the book is not read in the voice chosen for it (a neural voice of another language),
+    /// keyed to the voice that reads instead: Narrator1.Book's `voice-problem` while it does.
+    var voiceNote: (voice: String, message: String)?
     /// Voices chosen for passages in other languages in the open book (nil: the book's voice).
     private var passageVoices: [String: Voice?] = [:]
     private let pageQueue = DispatchQueue(label: "io.github.lector.page")

@@ -66,13 +66,13 @@ public struct EPUBWriter: Sendable {
     ///
     ///     try EPUBWriter.chapters(300, identifier: "urn:uuid:large") { "<p>Chapter \($0)'s text.</p>" }
     ///         .write(to: directory.appendingPathComponent("large.epub"))
-    public static func chapters(_ count: Int, identifier: String, title: String = "Chapters",
+    public static func chapters(_ count: Int, identifier: String, title: String = "Chapters", language: String = "en",
                                 paragraphs: (Int) -> String) -> EPUBWriter {
         let items = (0..<count).map { #"<item id="c\#($0)" href="c\#($0).xhtml" media-type="application/xhtml+xml"/>"# }.joined()
         let spine = (0..<count).map { #"<itemref idref="c\#($0)"/>"# }.joined()
         let opf = #"<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">"#
             + #"<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">\#(identifier)</dc:identifier>"#
-            + #"<dc:title>\#(title)</dc:title><dc:language>en</dc:language></metadata>"#
+            + #"<dc:title>\#(title)</dc:title><dc:language>\#(language)</dc:language></metadata>"#
             + "<manifest>\(items)</manifest><spine>\(spine)</spine></package>"
         var writer = standard(opfPath: "book.opf", opf: opf)
         for index in 0..<count {

@@ -312,4 +312,36 @@ final class NeuralNarrationTests: XCTestCase {
         XCTAssertEqual(try fixture.status(), "Playing")
         XCTAssertFalse(fixture.daemon.output.contains("cannot speak"), fixture.daemon.output)
     }
+
+    /// A neural voice of another language than the book's: asked for at Open, the book's
+    /// language's espeak-ng voice reads instead and says why; set while reading, a named error
+    /// and nothing changes.
+    func testANeuralVoiceOfAnotherLanguageIsRefusedByName() throws {
+        let (model, _) = try realVoice()
+        let fixture = try fixture(voices: ["en_US-joe-medium.onnx": model, "en_US-joe-medium.onnx.json": model + ".json"])
+        defer { fixture.shutdown() }
+        let german = fixture.session.directory.appendingPathComponent("deutsch.epub")
+        _ = try EPUBWriter.chapters(2, identifier: "urn:uuid:deutsch", title: "Deutsch", language: "de") { _ in
+            "<p>Es war einmal ein kleines Haus am Rande des Waldes, und dort wohnte eine alte Frau mit ihrer Katze.</p>"
+        }.write(to: german)
+        let since = Date()
+        let read = try fixture.cli("read", german.path, "--voice", "joe", "--from-start")
+        XCTAssertEqual(read.status, 0, "\(read)\(fixture.context)")
+        XCTAssertNotNil(fixture.sound(after: since, timeout: 10), "nothing heard\(fixture.context)")
+        let voice = { try fixture.property("Voice", interface: PlayerFixture.narrator, path: PlayerFixture.narratorPath).data as? String }
+        let reading = try XCTUnwrap(try voice())
+        XCTAssertNotEqual(reading, "joe", "an English neural voice reads a German book")
+        XCTAssertTrue(try poll(timeout: 5) {
+            try fixture.cli("status").stdout.contains("the voice joe speaks en-us, not this book's language (de): German reads it instead; "
+                                                      + "choose a voice that speaks it (lector voices de)")
+        }, "lector status does not say why: \((try? fixture.cli("status").stdout) ?? "")")
+        XCTAssertTrue(ProcessProbe.children(of: fixture.daemon.pid, named: "lector-piper").isEmpty, "the worker was started")
+
+        let set = try fixture.call("org.freedesktop.DBus.Properties", "Set",
+                                   ["'\(PlayerFixture.narrator)'", "'Voice'", "<'joe'>"], path: PlayerFixture.narratorPath)
+        fixture.assertError(set, "InvalidArgument", "an English neural voice set for a German book")
+        XCTAssertTrue(set.stderr.contains("the voice joe speaks en-us, not this book's language (de); choose a voice that speaks it (lector voices de)"), "\(set)")
+        XCTAssertEqual(try voice(), reading, "the refused voice changed it")
+        XCTAssertEqual(try fixture.status(), "Playing")
+    }
 }
