@@ -263,7 +263,7 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
     }
 
     /// Piper's normalization: the utterance's peak at full scale, at the request's volume.
-    static func gain(_ samples: [Float], volume: Double) -> Float {
+    public static func gain(_ samples: [Float], volume: Double) -> Float {
         let peak = max(0.01, samples.reduce(Float(0)) { max($0, abs($1)) })
         return 32767 / peak * Float(min(1, max(0, volume)))
     }
@@ -276,7 +276,7 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
     }
 
     /// Float to s16 at `gain` (`gain(_:volume:)`), clipped.
-    static func pcm(_ samples: [Float], gain: Float) -> [Int16] {
+    public static func pcm(_ samples: [Float], gain: Float) -> [Int16] {
         samples.map { Int16(max(-32767, min(32767, ($0 * gain).rounded()))) }
     }
 

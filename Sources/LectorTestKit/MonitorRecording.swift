@@ -165,6 +165,32 @@ public final class MonitorRecording: @unchecked Sendable {
         }
     }
 
+    /// The quiet stretches of at least `atLeast` seconds between the first and the last sound in
+    /// [start, end): the pauses a listener hears (between words, sentences, and any gap).
+    public func silences(from start: Date, to end: Date, atLeast: TimeInterval = 0.05, threshold: Int16 = 500) -> [TimeInterval] {
+        lock.withLock {
+            let first = firstIndex(atOrAfter: start), last = firstIndex(atOrAfter: end)
+            guard first < last else { return [] }
+            return Self.silences(in: samples[first..<last], rate: Self.sampleRate, atLeast: atLeast, threshold: threshold)
+        }
+    }
+
+    /// The quiet stretches of at least `atLeast` seconds between the first and last loud sample
+    /// of `samples` (recorded or synthesized, at `rate`).
+    public static func silences<Samples: Collection<Int16>>(in samples: Samples, rate: Int, atLeast: TimeInterval = 0.05,
+                                                            threshold: Int16 = 500) -> [TimeInterval] {
+        var result: [TimeInterval] = []
+        var lastLoud: Int?
+        for (index, sample) in samples.enumerated() where isLoud(sample, threshold) {
+            if let lastLoud, index - lastLoud > 1 {
+                let quiet = Double(index - lastLoud - 1) / Double(rate)
+                if quiet >= atLeast { result.append(quiet) }
+            }
+            lastLoud = index
+        }
+        return result
+    }
+
     /// Writes everything recorded so far as a WAV file, to listen to when a test fails.
     public func writeWAV(to url: URL) throws {
         let pcm: [Int16] = lock.withLock { samples }

@@ -51,6 +51,7 @@ struct Neural: ParsableCommand {
         for (label, key) in [("first audio after lector read (ms)", "first"), ("pause -> silence, median (ms)", "pause"),
                              ("play -> sound, median (ms)", "play"), ("CPU s per minute of audio (daemon + worker)", "cpu"),
                              ("wakeups/s (daemon + worker)", "wakeups"),
+                             ("longest silence while reading, at the sink (ms)", "silence"),
                              ("daemon RSS idle, before lector read (MB)", "idle"),
                              ("daemon RSS while reading (MB)", "reading"), ("daemon RSS peak (MB)", "peak"),
                              ("worker RSS while reading (MB)", "worker"), ("worker RSS peak (MB)", "workerPeak"),
@@ -93,11 +94,16 @@ struct Neural: ParsableCommand {
         let voice = try PiperVoice(modelPath: model)
         let load = Double(monotonicNanoseconds() - start) / 1e9
         var audio = 0.0, first: Double?
+        var own: [Int16] = []   // the sentences' audio joined: the voice's own pauses
+        var phonemes = 0.0      // of which espeak-ng's phoneme reading
         start = monotonicNanoseconds()
         for sentence in Self.sentences {
+            let reading0 = monotonicNanoseconds()
             guard let reading = engine.phonemeReading(of: try SpeechRequest(text: sentence), voice: reader) else { continue }
+            phonemes += Double(monotonicNanoseconds() - reading0) / 1e9
             let ids = NeuralWordTiming.ids(for: reading, table: voice.phonemeIDs)
             let spoken = try voice.synthesize(ids: ids.mapping.ids)
+            own += NeuralSynthesizer.pcm(spoken.samples, gain: NeuralSynthesizer.gain(spoken.samples, volume: 1))
             audio += spoken.seconds
             first = first ?? Double(monotonicNanoseconds() - start) / 1e6
         }
@@ -105,6 +111,11 @@ struct Neural: ParsableCommand {
         report.text(String(format: "lector (in-process): load %.3f s; %.1f s audio in %.2f s, RTF %.3f, first sentence %.0f ms",
                            load, audio, took, took / audio, first ?? 0))
         report.record(NeuralRecord(metric: "neural.in_process", loadS: load, audioS: audio, rtf: took / audio, firstMs: first))
+        report.text(String(format: "  of which espeak-ng's phoneme reading %.2f s (RTF of the model alone %.3f)",
+                           phonemes, (took - phonemes) / audio))
+        let pause = (MonitorRecording.silences(in: own, rate: voice.config.sampleRate).max() ?? 0) * 1000
+        report.text(String(format: "the voice's own longest pause (its sentences made one by one, joined): %.0f ms", pause))
+        report.record(NeuralRecord(metric: "neural.own_longest_pause", neural: pause))
     }
 
     /// piper-tts's own API on the same text (Tests/LectorNeuralTests/piper-anchor.py), if installed.
@@ -154,8 +165,10 @@ struct Neural: ParsableCommand {
         let worker = ProcessProbe.children(of: daemon.pid, named: "lector-piper").first
         let counters = { (ProcessCounters.read(pid: daemon.pid), worker.flatMap { ProcessCounters.read(pid: $0) }) }
         let before = counters()
+        let window = Date()
         Thread.sleep(forTimeInterval: seconds)
         let after = counters()
+        figures["silence"] = (recording.silences(from: window, to: Date()).max() ?? 0) * 1000
         let ticks = (after.0?.cpuTicks ?? 0) - (before.0?.cpuTicks ?? 0) + (after.1?.cpuTicks ?? 0) - (before.1?.cpuTicks ?? 0)
         let switches = (after.0?.contextSwitches ?? 0) - (before.0?.contextSwitches ?? 0)
             + (after.1?.contextSwitches ?? 0) - (before.1?.contextSwitches ?? 0)
