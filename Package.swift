@@ -107,7 +107,7 @@ let package = Package(
                 exclude: ["Page"]),
         .executableTarget(name: "lector",
                           dependencies: ["LectorDaemon", "LectorView", "LectorInterface", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
-                                         "LectorSpeech", "LectorLoop", "LectorBooks", "LectorSpawn", "LectorNeuralSpeech",
+                                         "LectorSpeech", "LectorLoop", "LectorBooks", "LectorSpawn", "LectorNeuralSpeech", "LectorNeural",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .target(name: "LectorTestKit",

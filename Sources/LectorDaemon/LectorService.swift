@@ -117,12 +117,15 @@ public final class LectorService {
         engine = try SpeechEngine()
         catalog = VoiceCatalog(voices: engine.voices)
         // Books may be read by a neural voice too, chosen by name; announcements stay espeak-ng's.
-        // Voice files are looked for at the first need (Library.catalog), not at start-up.
+        // Voice files are looked for at the first need (Library.catalog), not at start-up, and
+        // again when a voice directory changed since (the stamp is taken before the scan).
         let espeakVoices = engine.voices
         let narrationCatalog = {
+            let stamp = NeuralVoiceFinder.Stamp()
             let neural = NeuralVoiceFinder.find()
             for problem in neural.problems { Journal.log(.warning, "not a usable voice: \(problem)") }
-            return VoiceCatalog(voices: espeakVoices + neural.voices)
+            return Library.ScannedCatalog(catalog: VoiceCatalog(voices: espeakVoices + neural.voices),
+                                          isCurrent: { stamp.settled && NeuralVoiceFinder.Stamp() == stamp })
         }
         narrationVoices = NarrationVoices(espeak: engine, voices: catalog)
         bus = try Bus.session()

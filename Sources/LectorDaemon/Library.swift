@@ -29,9 +29,22 @@ final class Library {
 
     let narrator: Narrator
     /// The voices books may be read in: espeak-ng's and the neural ones on disk, found at the
-    /// first need (a scan of voice directories and Python packages kept off start-up).
-    private(set) lazy var catalog: VoiceCatalog = makeCatalog()
-    private let makeCatalog: () -> VoiceCatalog
+    /// first need (a scan of voice directories and Python packages kept off start-up) and again
+    /// at the next need after a voice directory changed, so a voice installed while the daemon
+    /// runs (`lector voices add`) is found without a restart.
+    var catalog: VoiceCatalog {
+        if let scanned, scanned.isCurrent() { return scanned.catalog }
+        let fresh = scanCatalog()
+        scanned = fresh
+        return fresh.catalog
+    }
+    private var scanned: ScannedCatalog?
+    private let scanCatalog: () -> ScannedCatalog
+    /// A scan's voices and whether they are still what is on disk (a few `stat` calls).
+    struct ScannedCatalog {
+        var catalog: VoiceCatalog
+        var isCurrent: () -> Bool
+    }
     /// Voices per language for a book's language.
     var configuration = Configuration()
     /// A book was applied: its chapter list changed.
@@ -99,9 +112,9 @@ final class Library {
     /// A parse skipped because a later Open had replaced it.
     private struct Superseded: Error {}
 
-    init(loop: EventLoop, narrator: Narrator, catalog: @escaping () -> VoiceCatalog) throws {
+    init(loop: EventLoop, narrator: Narrator, catalog: @escaping () -> ScannedCatalog) throws {
         self.narrator = narrator
-        makeCatalog = catalog
+        scanCatalog = catalog
         // A second of slack: while a book plays the loop wakes for every word heard, and the
         // periodic bookmark goes with one of those instead of waking it on its own.
         bookmarkTimer = try loop.timer(slack: 1_000_000) { [weak self] in

