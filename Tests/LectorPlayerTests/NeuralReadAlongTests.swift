@@ -64,15 +64,19 @@ final class NeuralReadAlongTests: XCTestCase {
         XCTAssertEqual(try browser.eval("[...CSS.highlights.get('lector-word')][0].toString()") as? String,
                        PlayerFixture.slice(text, start, length), diagnostics())
 
-        // A click on a later word reads from it, still in joe's voice.
+        // Playing again, a click on a later word reads from it, still in joe's voice.
+        XCTAssertTrue(try fixture.playerctl("play").succeeded)
         let chapter = String(String.UnicodeScalarView(text))
         let target = try XCTUnwrap(chapter.range(of: "Paragraph 7")).lowerBound.samePosition(in: chapter.unicodeScalars)
             .map { chapter.unicodeScalars.distance(from: chapter.unicodeScalars.startIndex, to: $0) }
+        let offset = try XCTUnwrap(target)
         let clicked = Date()
-        try browser.clickText(offset: try XCTUnwrap(target))
-        XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: clicked).count >= 2 }, diagnostics())
-        let first = try XCTUnwrap(fixture.signals("SpeakingRange", since: clicked).first.flatMap { Int($0.arguments[1]) })
-        XCTAssertEqual(first, target, "reading did not start at the clicked word")
+        try browser.clickText(offset: offset + 2)   // inside the word
+        let first = try XCTUnwrap(fixture.waitForSignal("SpeakingRange", since: clicked, timeout: 10) { signal in
+            Int(signal.arguments[1]).map { $0 >= offset - 20 } ?? false
+        }, "no word heard after the click\(diagnostics())")
+        XCTAssertEqual(Int(first.arguments[1]), offset, "narration goes on from the clicked word's start\(diagnostics())")
+        XCTAssertNotNil(fixture.sound(after: clicked, timeout: 5), "not heard after the click\(diagnostics())")
         XCTAssertEqual(try fixture.property("Voice", interface: PlayerFixture.narrator, path: PlayerFixture.narratorPath).data as? String, "joe")
         XCTAssertFalse(fixture.daemon.output.contains("cannot speak"), fixture.daemon.output)
     }
