@@ -45,4 +45,20 @@ final class PhonemeReadingEngineTests: XCTestCase {
         XCTAssertEqual(first.wordStarts.first?.offset, 0)
         XCTAssertGreaterThanOrEqual(first.wordStarts.count, 10, "\(first.wordStarts)")
     }
+
+    /// A lexicon's pronunciation (`[[…]]` espeak-ng phonemes, `phonemeInput`) is what the
+    /// neural voice says too: its IPA in the reading, the word still at its own offset, and
+    /// the words around it placed.
+    func testALexiconsPhonemesAreRead() throws {
+        let voice = try VoiceCatalog(voices: Self.engine.voices).resolve(language: nil, voice: "en-us")
+        var request = try SpeechRequest(text: "Ask [[h3:m'aI@ni]] now.")
+        request.phonemeInput = true
+        let reading = try XCTUnwrap(Self.engine.phonemeReading(of: request, voice: voice))
+        let phonemes = String(String.UnicodeScalarView(reading.phonemes))
+        print("phonemes: \(phonemes); words \(reading.wordStarts)")
+        XCTAssertTrue(phonemes.contains("hɜːmˈaɪəni"), "the lexicon's phonemes are not read: \(phonemes)")
+        XCTAssertFalse(phonemes.contains("["), "the brackets are read as text: \(phonemes)")
+        // "Ask", the phonemes (after their brackets, as espeak-ng's own voice places them), "now".
+        XCTAssertEqual(reading.wordStarts.map(\.offset), [0, 6, 19], "\(reading.wordStarts)")
+    }
 }
