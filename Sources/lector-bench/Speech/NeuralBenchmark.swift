@@ -23,6 +23,7 @@ struct Neural: ParsableCommand {
     @OptionGroup var common: CommonOptions
     @Option(help: "Seconds of narration measured per voice at the sink.") var seconds: Double = 20
     @Option(help: "Pauses timed at the sink per voice.") var pauses = 5
+    @Flag(help: "Only the in-process figures and the anchor (a minute instead of five).") var inProcessOnly = false
 
     /// Moby-Dick's first paragraph, a sentence a line, as the anchor script reads it.
     static var sentences: [String] {
@@ -45,6 +46,10 @@ struct Neural: ParsableCommand {
         report.text("lector-bench neural (\(Build.name) build): \(URL(fileURLWithPath: model).lastPathComponent), one ONNX Runtime thread")
         try inProcess(model: model, into: &report)
         anchor(model: model, into: &report, log: log)
+        if inProcessOnly {
+            report.print()
+            return
+        }
         var table = TextTable("at the sink (lector serve, lector read)", columns: ["espeak-ng", "joe"], labelWidth: 44, columnWidth: 12)
         let espeak = try atTheSink(voice: "en-us", lector: lector, model: model, runtime: runtime, log: log)
         let neural = try atTheSink(voice: "joe", lector: lector, model: model, runtime: runtime, log: log)
