@@ -27,12 +27,8 @@ extension LectorService {
         } else {
             loaded = Configuration()
         }
-        let readBefore = readsNotifications
         apply(loaded)
-        if readsNotifications != readBefore {
-            bus.emitPropertiesChanged(path: BusNames.objectPath, interface: BusNames.interface, names: ["ReadNotifications"])
-        }
-        updateNotificationMonitor()
+        notifications.reload()
         Journal.log(.info, FileManager.default.fileExists(atPath: path) ? "configuration loaded from \(path)"
                                                                           : "no \(path): using defaults")
     }
@@ -40,6 +36,7 @@ extension LectorService {
     private func apply(_ new: Configuration) {
         configuration = new
         announcer.configuration = new
+        notifications.configuration = new.notifications
         library.configuration = new
         audioPolicy.duckPolicy.level = new.audio.duckLevel
         // The fade is three steps at most, a few ms apart; 0 ms means one step.

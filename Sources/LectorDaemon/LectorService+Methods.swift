@@ -19,8 +19,8 @@ extension LectorService {
             .property("Voices", "a(sss)", .constant) { try $0.writeVoices($1) },
             .property("Version", "s", .constant) { _, reply in try reply.append(BusNames.version) },
             .property("ReadNotifications", "b", .change,
-                      get: { try $1.append($0.readsNotifications) },
-                      set: { $0.setReadNotifications(try $1.readBool()) }),
+                      get: { try $1.append($0.notifications.reads) },
+                      set: { $0.notifications.setReads(try $1.readBool()) }),
         ] + notificationAppMembers())
     }
 

@@ -52,8 +52,8 @@ public final class LectorService {
     let catalog: VoiceCatalog
     /// The last good config.toml (defaults until one is read).
     var configuration = Configuration()
-    /// Overhears Notify calls while notifications are read aloud.
-    var notificationMonitor: BusMonitor?
+    /// Desktop notifications read aloud (opt-in).
+    let notifications: NotificationReader
 
     // The components, in start-up order; `teardown()` takes them down in reverse.
     /// Announcements: the SSIP queue and the speech being spoken.
@@ -132,7 +132,9 @@ public final class LectorService {
         soundServer = try SoundServer(loop: loop, properties: Self.streamProperties)
         // Engine jobs of the announcer and the narrator share one numbering.
         let jobs = JobNumbers()
-        announcer = try Announcer(loop: loop, engine: engine, catalog: catalog, allocateJob: jobs.next)
+        let announcer = try Announcer(loop: loop, engine: engine, catalog: catalog, allocateJob: jobs.next)
+        self.announcer = announcer
+        notifications = NotificationReader(loop: loop) { [announcer] text in announcer.announceNotification(text) }
         narrator = try Narrator(loop: loop, engine: narrationVoices, allocateJob: jobs.next)
         library = try Library(loop: loop, narrator: narrator, catalog: narrationCatalog)
         let mirror = SoundServerMirror()   // held by the policy; the sound server attaches it to each connection
@@ -168,6 +170,9 @@ public final class LectorService {
             sources.append(try loop.onSignal(signal) { [weak self] in self?.requestExit(.signal(signal)) })
         }
         sources.append(try loop.onSignal(SIGHUP) { [weak self] in try? self?.reloadConfiguration() })
+        notifications.onChanged = { [weak self] names in
+            self?.bus.emitPropertiesChanged(path: BusNames.objectPath, interface: BusNames.interface, names: names)
+        }
         audioPolicy.onPausedBecauseChanged = { [weak self] in
             self?.bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["PausedBecause"])
         }
@@ -203,7 +208,7 @@ public final class LectorService {
         soundServer.connect()
         try bus.requestName(BusNames.service)
         try bus.requestName(MPRISNames.service)
-        updateNotificationMonitor()
+        notifications.start()
         // After the names are taken: media controls see the book appear (CanPlay, Metadata).
         library.resumeAtStartUp()
         // Under systemd with WatchdogSec=: sd-event pings the watchdog from the loop itself, so
@@ -278,8 +283,7 @@ public final class LectorService {
         streamRetry?.close()
         library.close()
         audioPolicy.close()
-        notificationMonitor?.close()
-        notificationMonitor = nil
+        notifications.close()
         closeAudio()
         narrationVoices.close()
         engine.shutdown()
