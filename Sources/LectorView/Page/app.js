@@ -369,6 +369,9 @@ function showVoices(book) {
   $("voice-field").hidden = voices.length === 0;
   const key = JSON.stringify(voices);
   if (key !== view.voicesShown) {
+    // Another book's voices: a choice not sent yet was one of the last book's.
+    clearTimeout(view.voiceTimer);
+    view.voiceTimer = 0;
     view.voicesShown = key;
     select.replaceChildren(...voices.map((voice) => {
       const option = document.createElement("option");
