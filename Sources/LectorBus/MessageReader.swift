@@ -70,6 +70,18 @@ public struct MessageReader {
         return result
     }
 
+    /// A `v` that must hold `contents` (a property's value from Properties.Get), read by `body`.
+    ///
+    /// ```swift
+    /// let voices = try reply.readVariant("a(ssss)") { try reply.readStructArray("ssss") { try reply.readString() } }
+    /// ```
+    public func readVariant<T>(_ contents: String, _ body: () throws -> T) throws -> T {
+        try check(sd_bus_message_enter_container(message, CChar(UInt8(ascii: "v")), contents), "v (\(contents))")
+        let value = try body()
+        try check(sd_bus_message_exit_container(message), "v (\(contents))")
+        return value
+    }
+
     public var member: String { sd_bus_message_get_member(message).map { String(cString: $0) } ?? "" }
     /// The unique name of the connection that sent it (":1.42").
     public var sender: String { sd_bus_message_get_sender(message).map { String(cString: $0) } ?? "" }

@@ -26,4 +26,9 @@ public enum LanguageTag {
         }
         return result
     }
+
+    /// The primary language subtag, lowercase: `en-US` → `en`, `pt_BR` → `pt`; nil for "".
+    public static func primary(_ tag: String) -> String? {
+        fallbacks(tag).last
+    }
 }

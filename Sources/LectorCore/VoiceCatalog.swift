@@ -56,6 +56,35 @@ public struct VoiceCatalog: Sendable {
         return (try? resolve(language: nil, voice: neural.espeakVoice)) ?? (try? resolve(language: nil, voice: nil))
     }
 
+    /// The voices that can read a book written in `language`, as a listener would choose among
+    /// them (Narrator1.BookVoices, the read-along page's picker): the neural voices of the book's
+    /// language (same primary subtag, the rule by which a neural voice may read a book at all: an
+    /// `en-US` book gets `en_GB` ones too), then espeak-ng's voices that list a tag of that
+    /// language or of the one it stands for (a `zh-CN` book: Mandarin's `cmn` and Cantonese's
+    /// `yue`), each group by name. `current`, the voice reading the book, is always among them:
+    /// espeak-ng's voices read any text, so one of another language may have been chosen; it
+    /// comes last then.
+    ///
+    /// ```swift
+    /// catalog.voices(forBookIn: "en-US", current: nil).map(\.name)
+    /// // ["joe", "English (America)", "English (Caribbean)", "English (Great Britain)", ...]
+    /// ```
+    public func voices(forBookIn language: String, current: Voice? = nil) -> [Voice] {
+        var offered: [Voice] = []
+        if let primary = LanguageTag.primary(language) {
+            let fallbacks = LanguageTag.fallbacks(language)
+            let espeakLanguages = Set([primary] + fallbacks.compactMap { Self.aliases[$0].flatMap(LanguageTag.primary) })
+            let byName = { (a: Voice, b: Voice) in (a.name.lowercased(), a.identifier) < (b.name.lowercased(), b.identifier) }
+            let neural = voices.filter { $0.engine == .piper && LanguageTag.primary($0.primaryLanguage) == primary }
+            let espeak = voices.filter { voice in
+                voice.engine == .espeak && voice.languages.contains { LanguageTag.primary($0.tag).map(espeakLanguages.contains) ?? false }
+            }
+            offered = neural.sorted(by: byName) + espeak.sorted(by: byName)
+        }
+        if let current, !offered.contains(current) { offered.append(current) }
+        return offered
+    }
+
     private static func priority(of tag: String, in voice: Voice) -> Int {
         voice.languages.first { $0.tag.lowercased() == tag }?.priority ?? Int.max
     }

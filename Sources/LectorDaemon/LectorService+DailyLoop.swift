@@ -10,6 +10,7 @@ extension LectorService {
             .property("Voice", "s", .change,
                       get: { try $1.append($0.narrator.voice?.name ?? "") },
                       set: { try $0.setNarrationVoice(try $1.readString()) }),
+            .property("BookVoices", "a(ssss)", .change) { try $0.writeBookVoices($1) },
             .method("GetLibrary", out: "aa{sv}as", ["books", "problems"]) { service, call in
                 service.library.listBooks(reply: call.deferReply())
                 return .answered
@@ -35,11 +36,34 @@ extension LectorService {
             throw LectorError.invalidArgument(mismatch + "; " + Library.voiceHint(bookLanguage: narrator.book?.language))
         }
         sleepTimer?.listenerActed()
-        let before = narrator.voice
-        library.choose(voice: voice.name)
-        if narrator.voice != before {
-            bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["Voice"])
+        library.choose(voice: voice.name)   // Voice and BookVoices are announced through library.onVoiceChanged
+    }
+
+    /// `BookVoices a(ssss)`: (name, language, engine, quality) of each voice that can read the
+    /// open book (`Library.bookVoices`); engine "espeak-ng" or "piper", quality "" for espeak-ng.
+    func writeBookVoices(_ writer: MessageWriter) throws {
+        let voices = library.bookVoices
+        try writer.container("a", "(ssss)") {
+            for voice in voices {
+                try writer.container("r", "ssss") {
+                    try writer.append(voice.name)
+                    try writer.append(voice.primaryLanguage)
+                    try writer.append(voice.engine.rawValue)
+                    try writer.append(voice.neural?.quality ?? "")
+                }
+            }
         }
+    }
+
+    /// Another book, or another voice for it: PropertiesChanged for Voice and BookVoices, each
+    /// only when it changed (a voice of another language joins BookVoices while it reads).
+    func announceVoices() {
+        let now = (voice: narrator.voice?.name ?? "", offered: library.bookVoices)
+        var changed: [String] = []
+        if now.voice != announcedVoices.voice { changed.append("Voice") }
+        if now.offered != announcedVoices.offered { changed.append("BookVoices") }
+        announcedVoices = now
+        bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: changed)
     }
 
     /// Wires the daily-loop components to the narrator and the audio policy (from `init`).
@@ -49,8 +73,8 @@ extension LectorService {
         narrator.willResume = { [weak self] in self?.rewindIfDue() }
         library.onOpened = { [weak self] lastHeard, playing in
             guard let self else { return }
-            // The book's own voice (or its language's): Narrator1.Voice.
-            self.bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["Voice"])
+            // The book's own voice (or its language's): Narrator1.Voice, and the voices offered for it.
+            self.announceVoices()
             if self.resumeRewind.bookOpened(lastHeard: lastHeard, playing: playing) { self.rewind() }
         }
         audioPolicy.onListenerActed = { [weak self] in self?.sleepTimer?.listenerActed() }

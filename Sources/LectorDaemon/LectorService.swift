@@ -79,6 +79,8 @@ public final class LectorService {
     /// The last reason a neural voice could not speak (Narrator1.Book's `voice-problem` while
     /// that voice reads the book).
     var voiceProblem: (voice: String, message: String)?
+    /// Narrator1.Voice and BookVoices as PropertiesChanged last told them (`announceVoices`).
+    var announcedVoices: (voice: String, offered: [Voice]) = ("", [])
     /// Advanced for each check started: the work for an older book or voice stops, its result is dropped.
     let pronunciationTicket = GenerationTicket()
     /// The last check had too little text (a title page): it is tried again as chapters arrive.
@@ -153,7 +155,10 @@ public final class LectorService {
             self?.announceTrackListReplaced()
             self?.checkPronunciation()
         }
-        library.onVoiceChanged = { [weak self] in self?.checkPronunciation() }
+        library.onVoiceChanged = { [weak self] in
+            self?.checkPronunciation()
+            self?.announceVoices()   // Narrator1.Voice set, or the book being read opened again with another voice
+        }
         narrationVoices.onProblem = { [weak self] voice, message in self?.neuralVoiceProblem(voice: voice, message: message) }
         library.onChapterLoaded = { [weak self] chapter in
             self?.chapterLoaded(chapter)

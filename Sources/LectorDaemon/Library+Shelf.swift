@@ -77,11 +77,20 @@ extension Library {
 
     /// Why a neural `voice` cannot read a book in `bookLanguage` (another primary language), or
     /// nil. espeak-ng's voices read any text (the pronunciation check judges how well).
+    /// (`VoiceCatalog.voices(forBookIn:)` offers neural voices by the same rule.)
     static func languageMismatch(_ voice: Voice, bookLanguage: String?) -> String? {
-        let primary = { (tag: String) in tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map { $0.lowercased() } }
-        guard voice.engine == .piper, let bookLanguage, let book = primary(bookLanguage),
-              let spoken = primary(voice.primaryLanguage), book != spoken else { return nil }
+        guard voice.engine == .piper, let bookLanguage, let book = LanguageTag.primary(bookLanguage),
+              let spoken = LanguageTag.primary(voice.primaryLanguage), book != spoken else { return nil }
         return "the voice \(voice.name) speaks \(voice.primaryLanguage), not this book's language (\(bookLanguage))"
+    }
+
+    /// Narrator1.BookVoices: the voices that can read the open book, the one reading it among
+    /// them ([] without a book). A book that names no language (plain text) is read in the
+    /// default voice's language (`voice(forBookLanguage:)`), so that language's voices.
+    var bookVoices: [Voice] {
+        guard let book = narrator.book else { return [] }
+        let language = book.language ?? (try? catalog.resolve(language: nil, voice: nil))?.primaryLanguage ?? ""
+        return catalog.voices(forBookIn: language, current: narrator.voice)
     }
 
     /// What to do about a `languageMismatch`.

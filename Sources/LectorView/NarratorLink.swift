@@ -109,7 +109,10 @@ public final class NarratorLink {
                 coverFile = cover
                 next.book = .init(title: title, authors: book["authors"] ?? "",
                                   chapter: book["chapter"].flatMap(Int.init) ?? 0, chapterCount: count,
-                                  url: book["url"] ?? "", hasCover: cover != nil, language: book["language"] ?? "")
+                                  url: book["url"] ?? "", hasCover: cover != nil, language: book["language"] ?? "",
+                                  voice: try await property(MPRISNames.narrator, "Voice", on: BusNames.objectPath),
+                                  // A daemon older than this server has no BookVoices: the page then offers no choice.
+                                  voices: (try? await bookVoices()) ?? [])
             } else {
                 coverFile = nil
             }
@@ -118,6 +121,20 @@ public final class NarratorLink {
             coverFile = nil
         }
         return next
+    }
+
+    /// Narrator1.BookVoices: the voices that can read the open book.
+    private func bookVoices() async throws -> [ViewVoice] {
+        let reply = try await call(MPRISNames.narrator, "org.freedesktop.DBus.Properties", "Get", on: BusNames.objectPath) {
+            try $0.append(MPRISNames.narrator)
+            try $0.append("BookVoices")
+        }
+        return try reply.readVariant("a(ssss)") {
+            try reply.readStructArray("ssss") {
+                ViewVoice(name: try reply.readString(), language: try reply.readString(), engine: try reply.readString(),
+                          quality: try reply.readString())
+            }
+        }
     }
 
     private func property(_ interface: String, _ name: String, on path: String) async throws -> String {
@@ -212,6 +229,13 @@ public final class NarratorLink {
                 try $0.append(UInt32(clamping: chapter))
                 try $0.append(UInt32(clamping: offset))
             }
+        case .voice(let name):
+            // Remembered for the book by the daemon, as `lector read --voice` is.
+            _ = try await call(MPRISNames.narrator, "org.freedesktop.DBus.Properties", "Set", on: BusNames.objectPath) { writer in
+                try writer.append(MPRISNames.narrator)
+                try writer.append("Voice")
+                try writer.container("v", "s") { try writer.append(name) }
+            }
         case .goToChapter(let chapter):
             _ = try await call(MPRISNames.narrator, MPRISNames.narrator, "SeekToText", on: BusNames.objectPath) {
                 try $0.append(UInt32(clamping: chapter))
@@ -234,13 +258,16 @@ public final class NarratorLink {
 }
 
 /// A control on the page, posted as JSON to /api/control:
-/// `{"action":"skip","seconds":-15}`, `{"action":"seekToText","chapter":3,"offset":1200}`.
+/// `{"action":"skip","seconds":-15}`, `{"action":"seekToText","chapter":3,"offset":1200}`,
+/// `{"action":"voice","voice":"joe"}`.
 public enum ViewAction: Sendable, Equatable {
     case play, pause, playPause, next, previous
     case skip(seconds: Double)
     case rate(Double)
     case seekToText(chapter: Int, offset: Int)
     case goToChapter(Int)
+    /// Narrator1.Voice: one of the book's voices (the daemon says UnknownVoice to any other).
+    case voice(String)
 
     struct Request: Decodable {
         var action: String
@@ -248,7 +275,11 @@ public enum ViewAction: Sendable, Equatable {
         var rate: Double?
         var chapter: Int?
         var offset: Int?
+        var voice: String?
     }
+
+    /// Longer than any voice's name (espeak-ng's, or a voice file's): refused before the bus.
+    static let maximumVoiceName = 256
 
     /// Parses the page's JSON; nil for anything it does not know or out of range.
     public static func parse(_ body: [UInt8]) -> ViewAction? {
@@ -272,6 +303,12 @@ public enum ViewAction: Sendable, Equatable {
         case "goToChapter":
             guard let chapter = request.chapter, chapter >= 0, chapter <= Int(UInt32.max) else { return nil }
             return .goToChapter(chapter)
+        case "voice":
+            // What D-Bus cannot carry (a NUL, a noncharacter) or no voice is named is refused here.
+            guard let name = request.voice, !name.isEmpty, name.unicodeScalars.count <= maximumVoiceName,
+                  name.unicodeScalars.allSatisfy({ !$0.properties.isNoncharacterCodePoint && $0.properties.generalCategory != .control })
+            else { return nil }
+            return .voice(name)
         default: return nil
         }
     }

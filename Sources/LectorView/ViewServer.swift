@@ -7,6 +7,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import LectorBus
+import LectorInterface
 
 /// The read-along page over HTTP on 127.0.0.1, on a port the system picks.
 ///
@@ -144,7 +145,7 @@ public final class ViewServer: Service, Sendable {
             let body = try await request.body.collect(upTo: 4096)
             guard let action = ViewAction.parse(Array(buffer: body)) else {
                 return Response(status: .badRequest, headers: [.contentType: "application/json"],
-                                body: .init(byteBuffer: ByteBuffer(string: #"{"error":"unknown action"}"#)))
+                                body: .init(byteBuffer: ByteBuffer(string: #"{"error":"not a control this page sends: an unknown action, or a value missing or out of range"}"#)))
             }
             do {
                 try await link.perform(action)
@@ -159,16 +160,30 @@ public final class ViewServer: Service, Sendable {
         Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// The daemon's answer to a page: its error name and message (502), or 503 when it is not running.
+    /// The daemon's answer to a page: its error name and message, with `status(forError:)`.
     private static func failure(_ error: any Error) -> Response {
         let name = (error as? BusCallError)?.name ?? "Failed"
         let message = (error as? BusCallError)?.message ?? "\(error)"
-        let notRunning = name.hasSuffix("ServiceUnknown") || name.hasSuffix("NameHasNoOwner")
-            || name.hasSuffix("NoReply") || name.hasSuffix("Disconnected")
-        let body = (try? JSONEncoder().encode(["error": notRunning ? "Lector is not running" : message, "name": name]))
+        let status = status(forError: name)
+        let body = (try? JSONEncoder().encode(["error": status == .serviceUnavailable ? "Lector is not running" : message, "name": name]))
             ?? Data()
-        return Response(status: notRunning ? .serviceUnavailable : .badGateway,
-                        headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The HTTP status for a D-Bus error: 503 when the daemon is not running; a 4xx when the
+    /// request was at fault (InvalidArgument, UnknownVoice, UnknownLanguage: 400; NotFound: 404;
+    /// NoBook: 409); 502 for the daemon's other errors.
+    static func status(forError name: String) -> HTTPResponse.Status {
+        if name.hasSuffix("ServiceUnknown") || name.hasSuffix("NameHasNoOwner") || name.hasSuffix("NoReply")
+            || name.hasSuffix("Disconnected") { return .serviceUnavailable }
+        guard name.hasPrefix(LectorError.namePrefix),
+              let kind = LectorError.Kind(rawValue: String(name.dropFirst(LectorError.namePrefix.count))) else { return .badGateway }
+        switch kind {
+        case .invalidArgument, .unknownVoice, .unknownLanguage: return .badRequest
+        case .notFound: return .notFound
+        case .noBook: return .conflict
+        default: return .badGateway
+        }
     }
 }
 

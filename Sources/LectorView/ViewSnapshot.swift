@@ -2,7 +2,9 @@
 ///
 ///     {"running":true,"status":"Playing","pausedBecause":"","rate":1,
 ///      "book":{"title":"The Waste Land","authors":"T. S. Eliot","chapter":1,"chapterCount":6,
-///              "url":"file:///…/wasteland.epub","hasCover":true,"language":"en"}}
+///              "url":"file:///…/wasteland.epub","hasCover":true,"language":"en","voice":"joe",
+///              "voices":[{"name":"joe","language":"en-us","engine":"piper","quality":"medium"},
+///                        {"name":"English (America)","language":"en-us","engine":"espeak-ng","quality":""}]}}
 public struct ViewSnapshot: Codable, Equatable, Sendable {
     public struct Book: Codable, Equatable, Sendable {
         public var title: String
@@ -12,6 +14,10 @@ public struct ViewSnapshot: Codable, Equatable, Sendable {
         public var url: String
         public var hasCover: Bool
         public var language: String
+        /// Narrator1.Voice: the voice reading it.
+        public var voice = ""
+        /// Narrator1.BookVoices: those the listener may choose from (the page's voice picker).
+        public var voices: [ViewVoice] = []
     }
 
     /// The daemon owns its bus name.
@@ -24,6 +30,17 @@ public struct ViewSnapshot: Codable, Equatable, Sendable {
     public var book: Book?
 
     public init() {}
+}
+
+/// A voice that can read the open book (Narrator1.BookVoices), as the page's voice picker lists it.
+public struct ViewVoice: Codable, Equatable, Sendable {
+    /// What Narrator1.Voice takes and says.
+    public var name: String
+    public var language: String
+    /// "piper" (a neural, natural-sounding voice) or "espeak-ng".
+    public var engine: String
+    /// A neural voice's quality ("medium"); "" for espeak-ng.
+    public var quality: String
 }
 
 /// One chapter in the page's list (Narrator1.GetChapters).

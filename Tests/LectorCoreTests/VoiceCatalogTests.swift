@@ -80,9 +80,38 @@ final class VoiceCatalogTests: XCTestCase {
         XCTAssertThrowsError(try VoiceCatalog(voices: []).resolve(language: nil, voice: nil))
     }
 
+    /// What a book's listener may choose from (Narrator1.BookVoices): its language's voices,
+    /// natural ones first, and always the voice reading it.
+    func testABooksVoicesAreItsLanguagesNeuralOnesFirstAndTheCurrentOne() {
+        let joe = Voice(name: "joe", identifier: "/voices/en_US-joe-medium.onnx", languages: [.init(tag: "en-us", priority: 5)],
+                        gender: .unknown, neural: .init(modelPath: "/voices/en_US-joe-medium.onnx", espeakVoice: "en-us",
+                                                        quality: "medium", sampleRate: 22050))
+        let alba = Voice(name: "alba", identifier: "/voices/en_GB-alba-medium.onnx", languages: [.init(tag: "en-gb", priority: 5)],
+                         gender: .unknown, neural: .init(modelPath: "/voices/en_GB-alba-medium.onnx", espeakVoice: "en-gb",
+                                                         quality: "medium", sampleRate: 22050))
+        let thorsten = Voice(name: "thorsten", identifier: "/voices/de_DE-thorsten-medium.onnx", languages: [.init(tag: "de", priority: 5)],
+                             gender: .unknown, neural: .init(modelPath: "/voices/de_DE-thorsten-medium.onnx", espeakVoice: "de",
+                                                             quality: "medium", sampleRate: 22050))
+        let catalog = VoiceCatalog(voices: withPinyin + [thorsten, joe, alba])
+        let english = ["alba", "joe", "English_(America)", "English_(Caribbean)", "English_(Great_Britain)"]
+        XCTAssertEqual(catalog.voices(forBookIn: "en-US").map(\.name), english, "an en_GB voice reads an en-US book too")
+        XCTAssertEqual(catalog.voices(forBookIn: "EN").map(\.name), english)
+        XCTAssertEqual(catalog.voices(forBookIn: "de-AT").map(\.name), ["thorsten", "German"])
+        XCTAssertEqual(catalog.voices(forBookIn: "zh-CN").map(\.identifier), ["sit/yue", "sit/cmn", "sit/cmn-Latn-pinyin"],
+                       "Chinese books: the Mandarin and Cantonese voices")
+        // The voice reading it is always offered: last when it is of another language.
+        let german = catalog.voices(forBookIn: "en", current: installed[5])
+        XCTAssertEqual(german.map(\.name), english + ["German"])
+        XCTAssertEqual(catalog.voices(forBookIn: "en", current: joe).map(\.name), english, "listed once")
+        XCTAssertEqual(catalog.voices(forBookIn: "xx", current: joe).map(\.name), ["joe"], "a language no voice speaks")
+        XCTAssertEqual(catalog.voices(forBookIn: "", current: nil).map(\.name), [])
+    }
+
     func testLanguageTagShape() {
         for good in ["en", "en-GB", "zh-Hant-TW", "cmn", "es-419", "pt_BR"] { XCTAssertTrue(LanguageTag.isWellFormed(good), good) }
         for bad in ["", "e", "en-", "en_GB!!", "toolongtag", "en--gb", "1en", "en_"] { XCTAssertFalse(LanguageTag.isWellFormed(bad), bad) }
         XCTAssertEqual(LanguageTag.fallbacks("zh_Hant-TW"), ["zh-hant-tw", "zh-hant", "zh"])
+        XCTAssertEqual(LanguageTag.primary("pt_BR"), "pt")
+        XCTAssertNil(LanguageTag.primary(""))
     }
 }

@@ -8,35 +8,10 @@ import XCTest
 /// a voice that cannot speak hands over to espeak-ng and says why. The real joe voice and ONNX
 /// Runtime come from PyPI (scripts/install-deps --test); under CI their absence fails.
 final class NeuralNarrationTests: XCTestCase {
-    /// The joe voice's model and ONNX Runtime, as this machine has them.
-    private func realVoice() throws -> (model: String, runtime: String) {
-        let sites = RuntimeLocator.sitePackages()
-        let model = RuntimeLocator.packagedVoices(sitePackages: sites).first { $0.hasSuffix("en_US-joe-medium.onnx") }
-        let runtime = RuntimeLocator.runtimeCandidates(environment: [:], sitePackages: sites)
-            .first { $0.hasPrefix("/") && FileManager.default.fileExists(atPath: $0) }
-        guard let model, let runtime else {
-            let message = "no real Piper voice or ONNX Runtime (found model \(model ?? "none"), runtime \(runtime ?? "none")); "
-                + "install with: scripts/install-deps --test"
-            if ProcessInfo.processInfo.environment["CI"] != nil { XCTFail(message); throw FixtureError(message) }
-            throw XCTSkip(message)
-        }
-        return (model, runtime)
-    }
+    private func realVoice() throws -> (model: String, runtime: String) { try RealPiperVoice.joe() }
 
-    /// A daemon whose listener keeps `files` (name → source) in ~/.local/share/lector/voices.
     private func fixture(voices files: [String: String], environment: [String: String] = [:]) throws -> PlayerFixture {
-        let (_, runtime) = try realVoice()
-        let fixture = try PlayerFixture()
-        let directory = URL(fileURLWithPath: fixture.session.environment["XDG_DATA_HOME"]!)
-            .appendingPathComponent("lector/voices", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        for (name, source) in files {
-            try FileManager.default.copyItem(atPath: source, toPath: directory.appendingPathComponent(name).path)
-        }
-        fixture.daemon.send(signal: SIGTERM)
-        _ = fixture.daemon.waitForExit(timeout: 10)
-        try fixture.startDaemon(environment: environment.merging(["LECTOR_ONNXRUNTIME": runtime]) { $1 })
-        return fixture
+        try PlayerFixture.withVoices(files, environment: environment)
     }
 
     private func book(_ fixture: PlayerFixture) throws -> URL {

@@ -74,4 +74,92 @@ final class PerBookMemoryTests: XCTestCase {
         XCTAssertTrue(library.stdout.contains("'rate': <1.5>") && library.stdout.contains("'rate': <0.8"), "\(library)")
         XCTAssertTrue(library.stdout.contains("'voice': <'\(chosenVoice)'>"), "\(library)")
     }
+
+    /// Narrator1.BookVoices, (name, language, engine, quality) each.
+    private func bookVoices(_ fixture: PlayerFixture) throws -> [[String]] {
+        let value = try fixture.property("BookVoices", interface: PlayerFixture.narrator, path: PlayerFixture.narratorPath)
+        guard value.type == "a(ssss)", let rows = value.data as? [[Any]] else { throw FixtureError("BookVoices is \(value)") }
+        return rows.map { $0.compactMap { $0 as? String } }
+    }
+
+    /// The PropertiesChanged of Narrator1 since `since` that name `property`.
+    private func narratorChanges(_ fixture: PlayerFixture, _ property: String, since: Date) -> [ObservedSignal] {
+        fixture.signals("PropertiesChanged", since: since).filter {
+            $0.path == PlayerFixture.narratorPath && $0.arguments.first == PlayerFixture.narrator
+                && PlayerFixture.changed($0)[property] != nil
+        }
+    }
+
+    /// The voices the listener may choose from for the open book (the read-along page's picker):
+    /// its language's, neural ones first, the one reading it among them; PropertiesChanged when
+    /// another book or another voice changes them, and Voice's when the book being read is opened
+    /// again with another voice.
+    func testBookVoicesAreThoseOfTheBooksLanguageAndFollowTheBookAndItsVoice() throws {
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        XCTAssertEqual(try bookVoices(fixture), [], "no book, no voices")
+        let english = fixture.session.directory.appendingPathComponent("english.epub")
+        _ = try EPUBWriter.chapters(2, identifier: "urn:uuid:english-voices", title: "English", language: "en-US") { _ in
+            "<p>Once upon a time a small house stood at the edge of the wood, and an old woman lived there with her cat.</p>"
+        }.write(to: english)
+        let german = fixture.session.directory.appendingPathComponent("deutsch.epub")
+        _ = try EPUBWriter.chapters(2, identifier: "urn:uuid:deutsch-voices", title: "Deutsch", language: "de") { _ in
+            "<p>Es war einmal ein kleines Haus am Rande des Waldes, und dort wohnte eine alte Frau mit ihrer Katze.</p>"
+        }.write(to: german)
+
+        let opened = try fixture.openAndHear(english)
+        let voices = try bookVoices(fixture)
+        let names = voices.map { $0.first ?? "" }
+        XCTAssertTrue(voices.allSatisfy { $0.count == 4 }, "\(voices)")
+        let espeak = voices.filter { $0[2] == "espeak-ng" }
+        XCTAssertTrue(espeak.contains { $0[0] == "English (America)" && $0[1] == "en-us" && $0[3] == "" }, "\(voices)")
+        XCTAssertGreaterThanOrEqual(espeak.count, 4, "espeak-ng's English voices: \(voices)")
+        XCTAssertTrue(espeak.allSatisfy { $0[1].hasPrefix("en") }, "only English voices: \(voices)")
+        // A neural voice this machine has (a Python package's joe) is offered first, as piper.
+        let neural = voices.prefix { $0[2] == "piper" }
+        XCTAssertEqual(neural.count + espeak.count, voices.count, "neural voices first, then espeak-ng's: \(voices)")
+        XCTAssertTrue(neural.allSatisfy { $0[1].hasPrefix("en") }, "\(voices)")
+        let reading = try voice(fixture)
+        XCTAssertTrue(names.contains(reading), "the voice reading it, \(reading), is offered: \(names)")
+        XCTAssertFalse(narratorChanges(fixture, "BookVoices", since: opened).isEmpty, "no PropertiesChanged for BookVoices\(fixture.context)")
+
+        // Another language's espeak-ng voice chosen for it: offered too, last, while it reads.
+        let chosen = Date()
+        XCTAssertTrue(try setVoice(fixture, "German").succeeded, fixture.context)
+        XCTAssertEqual(try bookVoices(fixture).map { $0[0] }, names + ["German"])
+        XCTAssertNotNil(fixture.waitForSignal("PropertiesChanged", since: chosen, timeout: 5) {
+            $0.path == PlayerFixture.narratorPath && PlayerFixture.changed($0)["BookVoices"] != nil
+        }, "BookVoices changed without PropertiesChanged\(fixture.context)")
+        let back = Date()
+        XCTAssertTrue(try setVoice(fixture, "en-us").succeeded, fixture.context)
+        XCTAssertEqual(try bookVoices(fixture).map { $0[0] }, names)
+        XCTAssertNotNil(fixture.waitForSignal("PropertiesChanged", since: back, timeout: 5) {
+            $0.path == PlayerFixture.narratorPath && PlayerFixture.changed($0)["Voice"] == "'English (America)'"
+        }, "no PropertiesChanged for Voice\(fixture.context)")
+
+        // A German book: German voices, and PropertiesChanged says so.
+        let other = Date()
+        XCTAssertEqual(try fixture.cli("read", german.path).status, 0, fixture.context)
+        let germanVoices = try bookVoices(fixture)
+        XCTAssertTrue(germanVoices.contains { $0[0] == "German" && $0[2] == "espeak-ng" }, "\(germanVoices)")
+        XCTAssertFalse(germanVoices.contains { $0[1].hasPrefix("en") }, "no English voice reads a German book: \(germanVoices)")
+        XCTAssertNotNil(fixture.waitForSignal("PropertiesChanged", since: other, timeout: 5) {
+            $0.path == PlayerFixture.narratorPath && PlayerFixture.changed($0)["BookVoices"].map { $0.contains("'German'") } ?? false
+        }, "no PropertiesChanged for the German book's voices\(fixture.context)")
+
+        // The book being read, opened again with another voice (lector read --voice): Voice says so.
+        let again = Date()
+        XCTAssertEqual(try fixture.cli("read", german.path, "--voice", "de").status, 0, fixture.context)
+        XCTAssertEqual(try voice(fixture), "German", "de is the German voice, already reading: nothing to say")
+        let reopened = Date()
+        XCTAssertEqual(try fixture.cli("read", german.path, "--voice", "en-us").status, 0, fixture.context)
+        XCTAssertEqual(try voice(fixture), "English (America)")
+        let announced = try XCTUnwrap(fixture.waitForSignal("PropertiesChanged", since: reopened, timeout: 5) {
+            $0.path == PlayerFixture.narratorPath && PlayerFixture.changed($0)["Voice"] == "'English (America)'"
+        }, "the book opened again with another voice: no PropertiesChanged for Voice\(fixture.context)")
+        // The daemon's signals arrive in order: one for the unchanged voice would have come first.
+        XCTAssertEqual(narratorChanges(fixture, "Voice", since: again).count, 1,
+                       "Voice announced without changing: \(narratorChanges(fixture, "Voice", since: again))")
+        XCTAssertEqual(narratorChanges(fixture, "Voice", since: again).first?.receivedAt, announced.receivedAt)
+    }
 }

@@ -46,18 +46,8 @@ final class ReadAlongTests: SharedDaemonTestCase {
         return folder
     }()
 
-    /// `lector view --no-browser`: its first line is the page's address.
     private func startViewServer(idleExit: Int = 600) throws -> (ManagedProcess, String) {
-        let server = try fixture.session.spawn(fixture.lector, ["view", "--no-browser", "--idle-exit", String(idleExit)])
-        var address: String?
-        _ = poll(timeout: 15) {
-            address = server.standardOutput.split(separator: "\n").first.map(String.init)
-            return address != nil || !server.isRunning
-        }
-        guard let address, address.hasPrefix("http://127.0.0.1:"), address.contains("/?token=") else {
-            throw FixtureError("lector view printed no address: \(server.output)")
-        }
-        return (server, address)
+        try fixture.startViewServer(idleExit: idleExit)
     }
 
     /// A small EPUB with what a page must render: emphasis, a list, a table, an image, a note
@@ -118,19 +108,9 @@ final class ReadAlongTests: SharedDaemonTestCase {
         return file
     }
 
-    /// The chapter's speakable text, as SpeakingRange counts it.
-    private func chapterText(_ chapter: Int) throws -> [Unicode.Scalar] {
-        let answer = try fixture.busctl(["--json=short", "call", PlayerFixture.mprisName, PlayerFixture.narratorPath,
-                                         PlayerFixture.narrator, "GetChapterText", "u", String(chapter)])
-        let decoded = try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any]
-        let text = try XCTUnwrap((decoded?["data"] as? [Any])?.last as? String, answer.stdout)
-        return Array(text.unicodeScalars)
-    }
+    private func chapterText(_ chapter: Int) throws -> [Unicode.Scalar] { try fixture.chapterText(chapter) }
 
-    private func slice(_ text: [Unicode.Scalar], _ start: Int, _ length: Int) -> String {
-        guard start >= 0, start + length <= text.count else { return "<outside \(text.count)>" }
-        return String(String.UnicodeScalarView(text[start..<(start + length)]))
-    }
+    private func slice(_ text: [Unicode.Scalar], _ start: Int, _ length: Int) -> String { PlayerFixture.slice(text, start, length) }
 
     /// Opens the page and waits until it shows `chapter`.
     private func openPage(showing chapter: Int) throws {
@@ -355,6 +335,94 @@ final class ReadAlongTests: SharedDaemonTestCase {
                                           + "/api/control", method: "POST", headers: ["Content-Type": "application/json"],
                                           body: #"{"action":"frobnicate"}"#)
         XCTAssertEqual(unknown.status, 400, unknown.body)
+    }
+
+    // MARK: - Voices
+
+    /// Narrator1.BookVoices: (name, language, engine, quality) each.
+    private func bookVoices() throws -> [[String]] {
+        let value = try fixture.property("BookVoices", interface: PlayerFixture.narrator, path: PlayerFixture.narratorPath)
+        guard value.type == "a(ssss)", let rows = value.data as? [[Any]] else { throw FixtureError("BookVoices is \(value)") }
+        return rows.map { $0.compactMap { $0 as? String } }
+    }
+
+    private func narrationVoice() throws -> String {
+        try XCTUnwrap(fixture.property("Voice", interface: PlayerFixture.narrator, path: PlayerFixture.narratorPath).data as? String)
+    }
+
+    /// The voice picker lists the book's voices as the bus does, each with its engine, the one
+    /// reading selected; the keyboard picks another, which reads on from the word being heard;
+    /// a voice the daemon refuses is a 400 and the page says why; a book only one voice reads
+    /// shows that voice, not as a choice. (With a neural voice: NeuralReadAlongTests.)
+    func testThePagesVoicePickerOffersTheBooksVoicesAndTheKeyboardPicksOne() throws {
+        let book = try writeBook(named: "voices.epub")
+        let opened = try fixture.openAndHear(book)
+        try openPage(showing: 0)
+        try browser.waitFor("document.querySelectorAll('#voice option').length > 1 && !document.getElementById('voice-field').hidden")
+        let voices = try bookVoices()
+        let options = try XCTUnwrap(browser.eval("[...document.querySelectorAll('#voice option')].map((o) => [o.value, o.textContent])")
+                                    as? [[String]])
+        XCTAssertEqual(options.map { $0[0] }, voices.map { $0[0] }, diagnostics)
+        for (option, voice) in zip(options, voices) {
+            let engine = voice[2] == "piper" ? " (\(voice[1])) — natural (Piper)" : " — espeak-ng"
+            XCTAssertEqual(option[1], voice[0] + engine, "the option says the voice's engine")
+        }
+        XCTAssertEqual(try browser.eval("document.getElementById('voice').value") as? String, try narrationVoice())
+        XCTAssertEqual(try browser.eval("document.getElementById('voice').labels[0].textContent.trim()") as? String, "Voice")
+
+        // The keyboard: End picks the last voice (espeak-ng's, by name), sent once the listener rests on it.
+        let before = try narrationVoice()
+        let last = try XCTUnwrap(voices.last?[0])
+        XCTAssertNotEqual(last, before, "the last voice is another one: \(voices)")
+        let heard = fixture.lastHeardOffset(since: opened) ?? 0
+        try browser.focus("#voice")
+        let picked = Date()
+        try browser.press("End")
+        XCTAssertTrue(try poll(timeout: 5) { try self.narrationVoice() == last }, "Narrator1.Voice is \((try? narrationVoice()) ?? "?")\(diagnostics)")
+        XCTAssertTrue(try poll(timeout: 10) { self.fixture.signals("SpeakingRange", since: picked).count >= 3 },
+                      "narration did not go on in the new voice\(diagnostics)")
+        let next = try XCTUnwrap(fixture.signals("SpeakingRange", since: picked).compactMap { Int($0.arguments[1]) }.first)
+        XCTAssertGreaterThanOrEqual(next, heard, "the new voice went back")
+        XCTAssertEqual(try fixture.status(), "Playing")
+        XCTAssertEqual(try browser.eval("document.activeElement.id") as? String, "voice", "the picker keeps the focus")
+
+        // Refused by the daemon (no such voice): a 400 with its message, shown by the page, and the
+        // picker goes back to the voice reading; malformed: a 400 before the bus.
+        let base = try XCTUnwrap(url.range(of: "/?token=").map { String(url[..<$0.lowerBound]) })
+        let unknown = try browser.request(base + "/api/control", method: "POST", headers: ["Content-Type": "application/json"],
+                                          body: #"{"action":"voice","voice":"no-such-voice"}"#)
+        XCTAssertEqual(unknown.status, 400, unknown.body)
+        XCTAssertTrue(unknown.body.contains("no installed voice is named") && unknown.body.contains("UnknownVoice"), unknown.body)
+        for bad in [#"{"action":"voice","voice":""}"#, #"{"action":"voice"}"#, #"{"action":"voice","voice":"a\u0000b"}"#] {
+            let answer = try browser.request(base + "/api/control", method: "POST", headers: ["Content-Type": "application/json"], body: bad)
+            XCTAssertEqual(answer.status, 400, "\(bad): \(answer.body)")
+        }
+        _ = try browser.eval("""
+            (() => { const s = document.getElementById('voice'); const o = document.createElement('option');
+                     o.value = 'no-such-voice'; s.append(o); s.value = 'no-such-voice'; s.dispatchEvent(new Event('change')); })()
+            """)
+        let shown = try XCTUnwrap(browser.waitFor("document.getElementById('status').textContent.includes('no installed voice') "
+                                                  + "&& document.getElementById('status').textContent") as? String)
+        XCTAssertTrue(shown.contains("no-such-voice"), shown)
+        try browser.waitFor("document.getElementById('voice').value === \(try jsString(last))", timeout: 5)
+        XCTAssertEqual(try narrationVoice(), last, "a refused voice changed nothing")
+        XCTAssertTrue(fixture.daemon.isRunning)
+
+        // A book only one voice reads (espeak-ng's Esperanto): shown, not a choice.
+        let esperanto = fixture.session.directory.appendingPathComponent("esperanto.epub")
+        _ = try EPUBWriter.chapters(1, identifier: "urn:uuid:readalong-eo", title: "Esperanto", language: "eo") { _ in
+            "<p>La suno brilas super la maro, kaj la birdoj kantas en la arboj.</p>"
+        }.write(to: esperanto)
+        _ = try fixture.openAndHear(esperanto)
+        XCTAssertEqual(try bookVoices().map { $0[0] }, ["Esperanto"])
+        try browser.waitFor("document.getElementById('book-title').textContent === 'Esperanto'", timeout: 10)
+        try browser.waitFor("document.getElementById('voice').disabled && document.getElementById('voice').value === 'Esperanto'")
+        XCTAssertFalse(try XCTUnwrap(browser.eval("document.getElementById('voice-field').hidden") as? Bool), "the voice is shown")
+    }
+
+    /// `text` as a JavaScript string literal.
+    private func jsString(_ text: String) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: [text]), as: UTF8.self).dropFirst().dropLast().description
     }
 
     // MARK: - Security

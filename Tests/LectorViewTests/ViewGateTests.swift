@@ -1,5 +1,5 @@
 import Foundation
-import LectorView
+@testable import LectorView
 import XCTest
 
 /// The read-along server's gate, actions and event fan-out, without a server.
@@ -51,11 +51,51 @@ final class ViewGateTests: XCTestCase {
         XCTAssertEqual(parse(#"{"action":"rate","rate":1.5}"#), .rate(1.5))
         XCTAssertEqual(parse(#"{"action":"seekToText","chapter":3,"offset":1200}"#), .seekToText(chapter: 3, offset: 1200))
         XCTAssertEqual(parse(#"{"action":"goToChapter","chapter":2}"#), .goToChapter(2))
+        XCTAssertEqual(parse(#"{"action":"voice","voice":"joe"}"#), .voice("joe"))
+        XCTAssertEqual(parse(#"{"action":"voice","voice":"English (America, New York City)"}"#), .voice("English (America, New York City)"))
+        XCTAssertEqual(parse(#"{"action":"voice","voice":"Ελληνικά"}"#), .voice("Ελληνικά"))
         for bad in [#"{"action":"frobnicate"}"#, #"{"action":"skip"}"#, #"{"action":"skip","seconds":1e9}"#,
                     #"{"action":"rate","rate":-1}"#, #"{"action":"seekToText","chapter":-1,"offset":0}"#,
-                    #"{"action":"seekToText","chapter":1,"offset":99999999999}"#, "not json", ""] {
+                    #"{"action":"seekToText","chapter":1,"offset":99999999999}"#, "not json", "",
+                    // A voice: a name D-Bus can carry, of a voice's length.
+                    #"{"action":"voice"}"#, #"{"action":"voice","voice":""}"#, #"{"action":"voice","voice":3}"#,
+                    #"{"action":"voice","voice":["joe"]}"#, #"{"action":"voice","voice":null}"#,
+                    #"{"action":"voice","voice":"jo\u0000e"}"#, #"{"action":"voice","voice":"joe\n"}"#,
+                    #"{"action":"voice","voice":"\ufdd0"}"#, #"{"action":"voice","voice":"\uffff"}"#,
+                    #"{"action":"voice","voice":"\#(String(repeating: "j", count: 257))"}"#] {
             XCTAssertNil(parse(bad), bad)
         }
+        XCTAssertEqual(parse(#"{"action":"voice","voice":"\#(String(repeating: "j", count: 256))"}"#),
+                       .voice(String(repeating: "j", count: 256)))
+    }
+
+    /// A daemon error the page's request caused is a 4xx (its message goes with it); the daemon
+    /// not running is 503; anything else of the daemon's, 502.
+    func testDaemonErrorsTheRequestCausedAreClientErrors() {
+        let status = { (name: String) in ViewServer.status(forError: name).code }
+        XCTAssertEqual(status("io.github.lector.Error.UnknownVoice"), 400)
+        XCTAssertEqual(status("io.github.lector.Error.InvalidArgument"), 400)
+        XCTAssertEqual(status("io.github.lector.Error.NotFound"), 404)
+        XCTAssertEqual(status("io.github.lector.Error.NoBook"), 409)
+        XCTAssertEqual(status("io.github.lector.Error.BadBook"), 502)
+        XCTAssertEqual(status("io.github.lector.Error.Failed"), 502)
+        XCTAssertEqual(status("io.github.lector.Error.Nonsense"), 502)
+        XCTAssertEqual(status("Failed"), 502)
+        XCTAssertEqual(status("org.freedesktop.DBus.Error.ServiceUnknown"), 503)
+        XCTAssertEqual(status("org.freedesktop.DBus.Error.NoReply"), 503)
+    }
+
+    /// The state event carries the book's voices for the picker, the one reading it named.
+    func testTheStateCarriesTheBooksVoices() throws {
+        var snapshot = ViewSnapshot()
+        snapshot.running = true
+        let json = #"{"title":"T","authors":"","chapter":0,"chapterCount":1,"url":"file:///b.epub","hasCover":false,"language":"en","#
+            + #""voice":"joe","voices":[{"name":"joe","language":"en-us","engine":"piper","quality":"medium"}]}"#
+        snapshot.book = try JSONDecoder().decode(ViewSnapshot.Book.self, from: Data(json.utf8))
+        let encoded = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(snapshot)) as? [String: Any])
+        let book = try XCTUnwrap(encoded["book"] as? [String: Any])
+        XCTAssertEqual(book["voice"] as? String, "joe")
+        XCTAssertEqual(book["voices"] as? [[String: String]], [["name": "joe", "language": "en-us", "engine": "piper", "quality": "medium"]])
     }
 
     func testEventsReachEveryPageAndNewPagesGetTheLatestState() async {

@@ -24,6 +24,9 @@ const view = {
   cursor: null,         // keyboard word cursor, a scalar offset
   chapters: [],
   serverErrors: 0,
+  voicesShown: "",      // the voice list shown (JSON): the options are rebuilt only when it changes
+  voiceTimer: 0,        // a voice chosen, not sent yet
+  voiceSending: false,  // a voice on its way to the daemon
 };
 // For the benchmark and the tests: when each word arrived and when its frame was drawn.
 const metrics = { ranges: [], rendered: [] };
@@ -282,6 +285,7 @@ function onState(snapshot) {
   document.body.classList.toggle("offline", !snapshot.running);
   for (const id of ["previous", "back", "play", "forward", "next", "rate"]) $(id).disabled = !snapshot.book;
   const book = snapshot.book;
+  showVoices(book);
   if (!snapshot.running) return;
   if (!book) {
     $("book-title").textContent = "Lector";
@@ -336,15 +340,66 @@ function onRange(range) {
 
 function status(text) { $("status").textContent = text; }
 
+/// Sends a control; true when the daemon did it (else the page says why).
 async function control(body) {
   try {
     const answer = await fetch("/api/control", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     });
-    if (!answer.ok) status((await answer.json().catch(() => ({}))).error || `Failed: ${answer.statusText}`);
+    if (answer.ok) return true;
+    status((await answer.json().catch(() => ({}))).error || `Failed: ${answer.statusText}`);
   } catch (error) {
     status(`Failed: ${error.message}`);
   }
+  return false;
+}
+
+// ---- The book's voices (Narrator1.BookVoices), the one reading it selected ----
+
+/// "joe (en-us) — natural (Piper)", "English (America) — espeak-ng".
+function voiceLabel(voice) {
+  const name = voice.name.replace(/_/g, " ");
+  return voice.engine === "piper" ? `${name} (${voice.language}) — natural (Piper)` : `${name} — ${voice.engine}`;
+}
+
+/// The picker: hidden without voices, shown but not a choice with only one.
+function showVoices(book) {
+  const voices = (book && book.voices) || [];
+  const select = $("voice");
+  $("voice-field").hidden = voices.length === 0;
+  const key = JSON.stringify(voices);
+  if (key !== view.voicesShown) {
+    // Another book's voices: a choice not sent yet was one of the last book's.
+    clearTimeout(view.voiceTimer);
+    view.voiceTimer = 0;
+    view.voicesShown = key;
+    select.replaceChildren(...voices.map((voice) => {
+      const option = document.createElement("option");
+      option.value = voice.name;
+      option.textContent = voiceLabel(voice);
+      return option;
+    }));
+  }
+  select.disabled = voices.length < 2;
+  // The listener's own choice, not sent or not answered yet, stays shown.
+  if (book && !view.voiceTimer && !view.voiceSending) select.value = book.voice;
+}
+
+/// The listener chose a voice. Arrow keys on the list change it one voice at a time: the one
+/// they rest on for half a second is sent (the daemon re-reads the word being heard at each).
+function voiceChosen() {
+  clearTimeout(view.voiceTimer);
+  view.voiceTimer = setTimeout(async () => {
+    view.voiceTimer = 0;
+    const book = view.snapshot && view.snapshot.book;
+    const name = $("voice").value;
+    if (!book || !name || name === book.voice) return;
+    view.voiceSending = true;
+    const done = await control({ action: "voice", voice: name });
+    view.voiceSending = false;
+    // Refused: back to the voice reading it (done: the state event brings the new one).
+    if (!done && view.snapshot) showVoices(view.snapshot.book);
+  }, 500);
 }
 
 // ---- Listening to the server ----
@@ -375,6 +430,7 @@ function setUpControls() {
   $("forward").addEventListener("click", () => control({ action: "skip", seconds: 30 }));
   $("rate").addEventListener("change", () => control({ action: "rate", rate: Number($("rate").value) }));
   $("rate").addEventListener("input", () => { $("rate-value").textContent = `${Number($("rate").value).toFixed(1)}×`; });
+  $("voice").addEventListener("change", voiceChosen);
   $("follow").addEventListener("click", resumeFollowing);
   $("settings-toggle").addEventListener("click", () => {
     const panel = $("settings");
