@@ -35,13 +35,13 @@ public enum RuntimeLocator {
             .filter { seen.insert($0).inserted }
     }
 
-    /// ONNX Runtime libraries to try, in order: `$LECTOR_ONNXRUNTIME`, the soname (Debian 13's
-    /// libonnxruntime1.21, or anything on the loader's path), then each pip wheel's copy.
+    /// ONNX Runtime libraries to try, in order: the soname (Debian 13's libonnxruntime1.21, or
+    /// anything on the loader's path), then each pip wheel's copy; `$LECTOR_ONNXRUNTIME` alone
+    /// when it is set (a library chosen by hand that fails says so, rather than another one used).
     public static func runtimeCandidates(environment: [String: String] = ProcessInfo.processInfo.environment,
                                          sitePackages: [String]) -> [String] {
-        var candidates: [String] = []
-        if let path = environment["LECTOR_ONNXRUNTIME"], !path.isEmpty { candidates.append(path) }
-        candidates.append("libonnxruntime.so.1")
+        if let path = environment["LECTOR_ONNXRUNTIME"], !path.isEmpty { return [path] }
+        var candidates = ["libonnxruntime.so.1"]
         for directory in sitePackages {
             let capi = "\(directory)/onnxruntime/capi"
             let libraries = (try? FileManager.default.contentsOfDirectory(atPath: capi)) ?? []

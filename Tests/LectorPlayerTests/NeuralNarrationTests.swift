@@ -319,4 +319,23 @@ final class NeuralNarrationTests: XCTestCase {
         XCTAssertEqual(try voice(), reading, "the refused voice changed it")
         XCTAssertEqual(try fixture.status(), "Playing")
     }
+
+    /// No ONNX Runtime (the one named is not there): joe cannot speak, espeak-ng reads the book
+    /// from the first word, and the listener is told why and what to install.
+    func testWithTheRuntimeHiddenEspeakNGReadsAndSaysWhatToInstall() throws {
+        let fixture = try PlayerFixture.withJoe(environment: ["LECTOR_ONNXRUNTIME": "/nonexistent/libonnxruntime.so.1"])
+        defer { fixture.shutdown() }
+        let since = Date()
+        XCTAssertEqual(try fixture.cli("read", try book(fixture).path, "--voice", "joe", "--from-start").status, 0, fixture.context)
+        XCTAssertNotNil(fixture.sound(after: since, timeout: 10), "espeak-ng did not read instead\(fixture.context)")
+        XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: since).count >= 3 }, fixture.context)
+        XCTAssertEqual(fixture.signals("SpeakingRange", since: since).compactMap { Int($0.arguments[1]) }.first, 0,
+                       "not read from the first word")
+        XCTAssertTrue(try poll(timeout: 5) {
+            try fixture.cli("status").stdout.contains("ONNX Runtime not found (pip install onnxruntime")
+        }, "lector status does not say what to install: \((try? fixture.cli("status").stdout) ?? "")")
+        XCTAssertEqual(try fixture.property("Voice", interface: PlayerFixture.narrator, path: PlayerFixture.narratorPath).data as? String,
+                       "joe", "the listener's choice stays (espeak-ng reads for it until the runtime is there)")
+        XCTAssertTrue(fixture.daemon.isRunning)
+    }
 }

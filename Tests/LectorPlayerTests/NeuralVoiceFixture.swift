@@ -37,7 +37,7 @@ extension PlayerFixture {
             }
             fixture.daemon.send(signal: SIGTERM)
             _ = fixture.daemon.waitForExit(timeout: 10)
-            try fixture.startDaemon(environment: environment.merging(["LECTOR_ONNXRUNTIME": runtime]) { $1 })
+            try fixture.startDaemon(environment: ["LECTOR_ONNXRUNTIME": runtime].merging(environment) { $1 })   // the caller's win
         } catch {
             fixture.shutdown()
             throw error

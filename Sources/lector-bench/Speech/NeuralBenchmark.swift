@@ -24,6 +24,7 @@ struct Neural: ParsableCommand {
     @Option(help: "Seconds of narration measured per voice at the sink.") var seconds: Double = 20
     @Option(help: "Pauses timed at the sink per voice.") var pauses = 5
     @Flag(help: "Only the in-process figures and the anchor (a minute instead of five).") var inProcessOnly = false
+    @Option(help: "ONNX Runtime's memory in-process: shrink (the worker's), keep or none.") var memory = "shrink"
 
     /// Moby-Dick's first paragraph, a sentence a line, as the anchor script reads it.
     static var sentences: [String] {
@@ -96,7 +97,12 @@ struct Neural: ParsableCommand {
         defer { engine.shutdown() }
         let reader = try VoiceCatalog(voices: engine.voices).resolve(language: nil, voice: "en-us")
         var start = monotonicNanoseconds()
-        let voice = try PiperVoice(modelPath: model)
+        let arena: ORTMemory = switch memory {
+        case "keep": .keepArena
+        case "none": .noArena
+        default: .shrinkAfterRun
+        }
+        let voice = try PiperVoice(modelPath: model, memory: arena)
         let load = Double(monotonicNanoseconds() - start) / 1e9
         var audio = 0.0, first: Double?
         var own: [Int16] = []   // the sentences' audio joined: the voice's own pauses
@@ -113,8 +119,8 @@ struct Neural: ParsableCommand {
             first = first ?? Double(monotonicNanoseconds() - start) / 1e6
         }
         let took = Double(monotonicNanoseconds() - start) / 1e9
-        report.text(String(format: "lector (in-process): load %.3f s; %.1f s audio in %.2f s, RTF %.3f, first sentence %.0f ms",
-                           load, audio, took, took / audio, first ?? 0))
+        report.text(String(format: "lector (in-process, arena %@): load %.3f s; %.1f s audio in %.2f s, RTF %.3f, first sentence %.0f ms",
+                           memory, load, audio, took, took / audio, first ?? 0))
         report.record(NeuralRecord(metric: "neural.in_process", loadS: load, audioS: audio, rtf: took / audio, firstMs: first))
         report.text(String(format: "  of which espeak-ng's phoneme reading %.2f s (RTF of the model alone %.3f)",
                            phonemes, (took - phonemes) / audio))
@@ -183,6 +189,9 @@ struct Neural: ParsableCommand {
         figures["worker"] = worker.flatMap { ProcessProbe.residentKiB($0) }.map { Double($0) / 1024 }
         var pauses: [Double] = [], plays: [Double] = []
         for _ in 0..<self.pauses {
+            // Paused while a word sounds: a pause that falls in a silence between words would
+            // read as instant, so the figure would follow the voice's pauses, not the player.
+            _ = recording.waitForSound(after: Date(), timeout: 2)
             let pause = Date()
             _ = try session.run("playerctl", ["-p", "lector", "pause"])
             Thread.sleep(forTimeInterval: 0.4)
