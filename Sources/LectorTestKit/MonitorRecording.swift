@@ -165,6 +165,26 @@ public final class MonitorRecording: @unchecked Sendable {
         }
     }
 
+    /// Where sound begins after at least `gap` seconds of silence in [start, end): the onsets of
+    /// words after a pause, against which SpeakingRange is dated.
+    public func onsets(from start: Date, to end: Date, afterSilence gap: TimeInterval, threshold: Int16 = 500) -> [Date] {
+        lock.withLock {
+            let first = firstIndex(atOrAfter: start), last = firstIndex(atOrAfter: end)
+            let quiet = Int(gap * Double(Self.sampleRate))
+            var onsets: [Date] = []
+            var lastLoud: Int?
+            var index = first
+            while index < last {
+                if Self.isLoud(samples[index], threshold) {
+                    if lastLoud.map({ index - $0 > quiet }) ?? false { onsets.append(timeOfSample(index)) }
+                    lastLoud = index
+                }
+                index += 1
+            }
+            return onsets
+        }
+    }
+
     /// The quiet stretches of at least `atLeast` seconds between the first and the last sound in
     /// [start, end): the pauses a listener hears (between words, sentences, and any gap).
     public func silences(from start: Date, to end: Date, atLeast: TimeInterval = 0.05, threshold: Int16 = 500) -> [TimeInterval] {
