@@ -81,17 +81,17 @@ let package = Package(
         .target(name: "LectorBus", dependencies: ["CSystemd", "CBusVtable", "LectorLoop", "LectorCore"]),
         .target(name: "LectorAudio", dependencies: ["CPulse", "CPulseLoop", "LectorLoop", "LectorCore", "LectorPolicy"]),
         .target(name: "LectorSpeech", dependencies: ["CEspeakNG", "CLinux", "LectorCore"]),
-        // Neural (Piper) voices, not yet wired into narration (issue 22): config, phoneme ids, the
-        // in-memory model patch that exposes durations and duration math are plain Swift;
-        // ONNX Runtime is called from one file (ONNXSession.swift).
-        .target(name: "LectorNeural", dependencies: ["CONNXRuntime"]),
+        // Neural (Piper) voices: config, phoneme ids, the in-memory model patch that exposes
+        // durations and duration math are plain Swift; ONNX Runtime is called from one file
+        // (ONNXSession.swift); the worker's socket protocol (WorkerMessage, WorkerChannel).
+        .target(name: "LectorNeural", dependencies: ["CONNXRuntime", "CLinux"]),
         // A neural voice speaking narration: espeak-ng's phoneme reading in, a Piper voice's
         // audio and word boundaries out on the synthesis mailbox, on a thread of its own; the
         // model runs in the voice worker process (lector-piper), which it starts and ends.
         .target(name: "LectorNeuralSpeech", dependencies: ["LectorNeural", "LectorSpeech", "LectorCore", "LectorSpawn"]),
         // The voice worker: one Piper voice in ONNX Runtime, in a process of its own (README,
         // "A natural voice"); links LectorNeural alone.
-        .executableTarget(name: "lector-piper", dependencies: ["LectorNeural"]),
+        .executableTarget(name: "lector-piper", dependencies: ["LectorNeural", "CLinux"]),
         .target(name: "LectorDaemon",
                 dependencies: ["LectorLoop", "LectorBus", "LectorAudio", "LectorSpeech", "LectorCore",
                                "LectorBooks", "LectorXML", "LectorState", "LectorPolicy", "LectorConfig", "LectorSpawn",

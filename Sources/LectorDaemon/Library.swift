@@ -1,3 +1,4 @@
+import CLinux
 import CSystemd
 import Foundation
 import LectorBooks
@@ -667,8 +668,5 @@ extension PreparedBook {
 }
 
 /// glibc keeps memory freed by worker threads in per-thread arenas; malloc_trim(0) returns the
-/// free pages of all arenas. (Glibc's Swift module does not export it.)
-private typealias MallocTrim = @convention(c) (Int) -> Int32
-private let mallocTrim: MallocTrim? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim")
-    .map { unsafeBitCast($0, to: MallocTrim.self) }
-func releaseFreedHeap() { _ = mallocTrim?(0) }
+/// free pages of all arenas (CLinux's malloc.h: Glibc's Swift module does not export it).
+func releaseFreedHeap() { _ = malloc_trim(0) }

@@ -1,3 +1,4 @@
+import CLinux
 import CONNXRuntime
 import Foundation
 
@@ -96,15 +97,9 @@ final class ORTSession: @unchecked Sendable {   // all use of the handles is und
         if let options { api.ReleaseSessionOptions!(options) }
         if let memoryInfo { api.ReleaseMemoryInfo!(memoryInfo) }
         if let env { api.ReleaseEnv!(env) }
-        Self.trimMalloc()
-    }
-
-    /// Hands freed heap pages back to the kernel: a released voice otherwise leaves ~70 MB of
-    /// its weights in glibc's free lists (RSS 142 → 246 → 215 MB; trimmed, 144).
-    private static func trimMalloc() {
-        // malloc_trim is glibc's (malloc.h, not in Swift's Glibc module).
-        guard let trim = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
-        _ = unsafeBitCast(trim, to: (@convention(c) (Int) -> Int32).self)(0)
+        // Freed heap pages back to the kernel: a released voice otherwise leaves ~70 MB of its
+        // weights in glibc's free lists (RSS 142 → 246 → 215 MB; trimmed, 144).
+        _ = malloc_trim(0)
     }
 
     /// Runs the model; returns each of `outputs` as floats (int64 outputs converted).

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 import LectorNeural
@@ -90,11 +91,6 @@ let reading = Thread {
 reading.stackSize = 1 << 20
 reading.start()
 
-/// glibc's malloc_trim (not in Swift's Glibc module): a long clause's buffers go back to the
-/// kernel after its run, so the worker's RSS follows the clause it speaks.
-let trim: (@convention(c) (Int) -> Int32)? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim")
-    .map { unsafeBitCast($0, to: (@convention(c) (Int) -> Int32).self) }
-
 while true {
     let job = slot.take()
     let reply: WorkerMessage
@@ -111,5 +107,6 @@ while true {
     } catch {
         _exit(0)
     }
-    _ = trim?(0)
+    // A long clause's buffers go back to the kernel after its run: RSS follows the clause spoken.
+    _ = malloc_trim(0)
 }
