@@ -1,3 +1,5 @@
+import LectorCore
+
 /// The few words Lector says that are not the book's: the label before a note read out of its
 /// place and before an image's description, in the book's language (by its primary subtag),
 /// English when Lector has none for it. They are part of `Chapter.text` (the listener hears
@@ -28,7 +30,7 @@ struct SpokenLabels: Sendable, Equatable {
     ]
 
     init(language: String?) {
-        let primary = language?.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map { $0.lowercased() } ?? "en"
+        let primary = language.flatMap(LanguageTag.primary) ?? "en"
         let labels = Self.byLanguage[primary] ?? Self.byLanguage["en"]!
         note = labels.note
         image = labels.image

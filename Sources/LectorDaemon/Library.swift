@@ -475,9 +475,8 @@ final class Library {
     ///     voice(forPassageIn: "en", bookLanguage: "en-US")    // nil: the book's voice
     func voice(forPassageIn language: String, bookLanguage: String?) -> Voice? {
         if let known = passageVoices[language] { return known }
-        let primary = { (tag: String) in tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map { $0.lowercased() } }
         var chosen: Voice?
-        if primary(language) != bookLanguage.flatMap(primary) {
+        if LanguageTag.primary(language) != bookLanguage.flatMap(LanguageTag.primary) {
             if let configured = configuration.voice(forLanguage: language) {
                 chosen = try? catalog.resolve(language: language, voice: configured)
             }
