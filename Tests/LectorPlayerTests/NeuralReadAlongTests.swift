@@ -39,14 +39,19 @@ final class NeuralReadAlongTests: XCTestCase {
         return (options, selected)
     }
 
-    func testThePageOffersJoeAndPickingItMakesJoeReadTheBookAndItIsKept() throws {
+    /// A daemon with joe, the page's server and a headless Chromium, for `body`; then all gone.
+    private func withPage(_ body: (_ fixture: PlayerFixture, _ url: String, _ browser: HeadlessBrowser,
+                                   _ diagnostics: () -> String) throws -> Void) throws {
         let fixture = try PlayerFixture.withJoe()
         defer { fixture.shutdown() }
         let (server, url) = try fixture.startViewServer()
         defer { server.terminate(grace: 2) }
         let browser = try HeadlessBrowser(session: fixture.session)
         defer { browser.close() }
-        let diagnostics = { "\nbrowser console: \(browser.console().suffix(20))\(fixture.context)" }
+        try body(fixture, url, browser) { "\nbrowser console: \(browser.console().suffix(20))\(fixture.context)" }
+    }
+
+    func testThePageOffersJoeAndPickingItMakesJoeReadTheBookAndItIsKept() throws { try withPage { fixture, url, browser, diagnostics in
 
         let book = try writeBook(fixture, named: "river.epub", language: "en",
                                  sentence: "The quiet river runs past the old mill and the green fields, on and on, in sentence")
@@ -120,19 +125,12 @@ final class NeuralReadAlongTests: XCTestCase {
         let germanOptions = try picker(browser).options.map { $0[0] }
         XCTAssertFalse(germanOptions.contains("joe"), "joe offered for a German book: \(germanOptions)")
         XCTAssertEqual(germanOptions, try bookVoiceNames(fixture))
-    }
+    } }
 
     /// The page follows joe word by word: every word highlighted is the word the bus says is
     /// heard, at its offsets; paused, the highlight rests on the last word heard; a click on a
     /// word reads from it, in joe's voice.
-    func testThePageFollowsTheNeuralVoiceWordByWord() throws {
-        let fixture = try PlayerFixture.withJoe()
-        defer { fixture.shutdown() }
-        let (server, url) = try fixture.startViewServer()
-        defer { server.terminate(grace: 2) }
-        let browser = try HeadlessBrowser(session: fixture.session)
-        defer { browser.close() }
-        let diagnostics = { "\nbrowser console: \(browser.console().suffix(20))\(fixture.context)" }
+    func testThePageFollowsTheNeuralVoiceWordByWord() throws { try withPage { fixture, url, browser, diagnostics in
 
         let paragraphs = (1...8).map { "<p>Paragraph \($0) tells how the quiet river runs past the old mill, and the miller waves.</p>" }
         let book = fixture.session.directory.appendingPathComponent("river.epub")
@@ -145,26 +143,11 @@ final class NeuralReadAlongTests: XCTestCase {
         try browser.waitFor("window.lectorView.view.chapter === 0", timeout: 15)
 
         let text = try fixture.chapterText(0)
-        try browser.waitFor("window.lectorView.metrics.ranges.length >= 10", timeout: 30)
-        let entries = try XCTUnwrap(browser.eval("window.lectorView.metrics.ranges.filter((r) => r.chapter === 0)") as? [[String: Any]])
-        XCTAssertGreaterThanOrEqual(entries.count, 10, diagnostics())
-        for entry in entries {
-            let start = try XCTUnwrap(entry["start"] as? Int), length = try XCTUnwrap(entry["length"] as? Int)
-            XCTAssertEqual(entry["text"] as? String, PlayerFixture.slice(text, start, length), "highlight of (\(start), \(length))")
-        }
-        let heard = fixture.signals("SpeakingRange", since: since).compactMap { Int($0.arguments[1]) }
-        XCTAssertTrue(Set(entries.compactMap { $0["start"] as? Int }).isSubset(of: Set(heard)),
-                      "the page highlighted words the bus never announced")
+        try fixture.assertPageHighlightsHeardWords(browser, chapter: 0, text: text, since: since, atLeast: 10, timeout: 30,
+                                                   diagnostics: diagnostics())
 
         // Paused: the highlight rests on the last word heard.
-        XCTAssertTrue(try fixture.playerctl("pause").succeeded)
-        try browser.waitFor("document.getElementById('play').getAttribute('aria-label') === 'Play'")
-        _ = poll(timeout: 2) { false }   // the last ranges of the run that paused arrive
-        let last = try XCTUnwrap(fixture.signals("SpeakingRange", since: since).last)
-        let start = try XCTUnwrap(Int(last.arguments[1])), length = try XCTUnwrap(Int(last.arguments[2]))
-        try browser.waitFor("window.lectorView.view.range && window.lectorView.view.range.start === \(start)")
-        XCTAssertEqual(try browser.eval("[...CSS.highlights.get('lector-word')][0].toString()") as? String,
-                       PlayerFixture.slice(text, start, length), diagnostics())
+        try fixture.pauseAndAssertHighlightOnLastWord(browser, text: text, since: since, diagnostics: diagnostics())
 
         // Playing again, a click on a later word reads from it, still in joe's voice.
         XCTAssertTrue(try fixture.playerctl("play").succeeded)
@@ -181,5 +164,5 @@ final class NeuralReadAlongTests: XCTestCase {
         XCTAssertNotNil(fixture.sound(after: clicked, timeout: 5), "not heard after the click\(diagnostics())")
         XCTAssertEqual(try fixture.property("Voice", interface: PlayerFixture.narrator, path: PlayerFixture.narratorPath).data as? String, "joe")
         XCTAssertFalse(fixture.daemon.output.contains("cannot speak"), fixture.daemon.output)
-    }
+    } }
 }

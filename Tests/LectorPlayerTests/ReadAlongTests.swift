@@ -145,26 +145,11 @@ final class ReadAlongTests: SharedDaemonTestCase {
 
         // Every word highlighted is the word the bus said is heard, at its offsets.
         let text = try chapterText(0)
-        try browser.waitFor("window.lectorView.metrics.ranges.length >= 12", timeout: 20)
-        let entries = try XCTUnwrap(browser.eval("window.lectorView.metrics.ranges.filter((r) => r.chapter === 0)") as? [[String: Any]])
-        XCTAssertGreaterThanOrEqual(entries.count, 12, diagnostics)
-        for entry in entries {
-            let start = try XCTUnwrap(entry["start"] as? Int), length = try XCTUnwrap(entry["length"] as? Int)
-            XCTAssertEqual(entry["text"] as? String, slice(text, start, length), "highlight of (\(start), \(length))")
-        }
-        let heard = fixture.signals("SpeakingRange", since: since).compactMap { Int($0.arguments[1]) }
-        let shown = Set(entries.compactMap { $0["start"] as? Int })
-        XCTAssertTrue(shown.isSubset(of: Set(heard)), "the page highlighted words the bus never announced")
+        try fixture.assertPageHighlightsHeardWords(browser, chapter: 0, text: text, since: since, atLeast: 12, timeout: 20,
+                                                   diagnostics: diagnostics)
 
         // The highlight in place now is the last word announced (pause, then compare).
-        try fixture.playerctl("pause")
-        try browser.waitFor("document.getElementById('play').getAttribute('aria-label') === 'Play'")
-        _ = poll(timeout: 2) { false }   // the last ranges of the run that paused arrive
-        let last = try XCTUnwrap(fixture.signals("SpeakingRange", since: since).last)
-        let start = try XCTUnwrap(Int(last.arguments[1])), length = try XCTUnwrap(Int(last.arguments[2]))
-        try browser.waitFor("window.lectorView.view.range && window.lectorView.view.range.start === \(start)")
-        XCTAssertEqual(try browser.eval("[...CSS.highlights.get('lector-word')][0].toString()") as? String,
-                       slice(text, start, length), diagnostics)
+        let (start, length) = try fixture.pauseAndAssertHighlightOnLastWord(browser, text: text, since: since, diagnostics: diagnostics)
         // Artefacts to look at: the page in the light and the high-contrast theme.
         try browser.screenshot(Self.artefacts.appendingPathComponent("read-along-light.png").path)
         _ = try browser.eval("(() => { const t = document.getElementById('theme'); t.value = 'contrast'; t.dispatchEvent(new Event('change')); })()")
