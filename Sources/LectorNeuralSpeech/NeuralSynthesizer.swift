@@ -204,11 +204,20 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
         condition.unlock()
     }
 
-    /// Phoneme scalars a run takes at least: shorter runs lose the sentence's melody.
-    static let clauseMinimum = 60
-    /// And at most (cut between words): the worker's memory follows its longest run (about
-    /// 150 MB loaded, 220 MB at its peak with runs of this size; 313 MB with 400 ids).
-    static let clauseMaximum = 90
+    /// Phoneme scalars a run takes at least at rate 1 (shorter runs lose the sentence's melody),
+    /// and at most (cut between words): the worker's memory follows its longest run's audio.
+    /// Slower rates make more audio of the same phonemes, so their runs are cut shorter, down to
+    /// half at rate 0.5. Measured (`lector-bench neural`, joe): at most 70, a 218 MB peak at rate 1
+    /// and 195 MB at rate 0.5 (35); at most 90 regardless of rate, 236 and 275-285 MB.
+    static let clauseMinimum = 45
+    static let clauseMaximum = 70
+
+    /// The runs a sentence's reading is synthesized in at `rate`.
+    public static func clauses(of reading: PhonemeReading, rate: Double = 1) -> [PhonemeReading] {
+        let scale = min(1, max(0.5, rate))
+        let maximum = Int((Double(clauseMaximum) * scale).rounded())
+        return reading.clauses(atLeast: min(clauseMinimum, maximum), atMost: maximum)
+    }
 
     /// A job's outputs (the words and audio of all but the last clause already pushed to the
     /// mailbox, so a long sentence is heard after its first clause), or nil when espeak-ng must
@@ -225,7 +234,7 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
         guard let reading = espeak.phonemeReading(of: request, voice: espeakVoice) else {
             return fail("espeak-ng could not read for it with \(espeakVoice.identifier)")
         }
-        let clauses = reading.clauses(atLeast: Self.clauseMinimum, atMost: Self.clauseMaximum).map { ($0, NeuralWordTiming.ids(for: $0, table: voice.phonemeIDs)) }
+        let clauses = Self.clauses(of: reading, rate: request.rate).map { ($0, NeuralWordTiming.ids(for: $0, table: voice.phonemeIDs)) }
         var missing: [String] = []
         for phoneme in clauses.flatMap(\.1.mapping.missing) where !missing.contains(phoneme) { missing.append(phoneme) }
         if !missing.isEmpty { return fail("\(NeuralError.missingPhonemes(missing))") }

@@ -29,9 +29,10 @@ _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
 
 let voice: PiperVoice
 do {
-    // The arena shrunk after each run (ORTMemory.default): keeping it is as fast as piper-tts
-    // (RTF 0.048-0.050 against 0.052-0.053) but the worker then peaked at 271 MB, not ~215 MB.
-    voice = try PiperVoice(modelPath: arguments[1], configPath: arguments.count == 3 ? arguments[2] : nil)
+    // The arena kept between runs (as fast as piper-tts) except after runs slower than the
+    // voice's own speed, whose longer audio would leave it past 250 MB (ORTMemory.keepUnlessSlow).
+    voice = try PiperVoice(modelPath: arguments[1], configPath: arguments.count == 3 ? arguments[2] : nil,
+                           memory: .keepUnlessSlow)
     try channel.send(.ready(sampleRate: voice.config.sampleRate, runtime: "\(voice.runtimePath) \(voice.runtimeVersion)"))
 } catch {
     try? channel.send(.failed("\(error)"))

@@ -185,4 +185,38 @@ final class PiperWorkerTests: XCTestCase {
         XCTAssertNotEqual(second, first)
         XCTAssertEqual(problems.all.count, 1, "the new worker spoke: \(problems.all)")
     }
+
+    /// The worker's memory bound (issue 22: at most 250 MB while narrating) at the rates that make
+    /// the most and the least audio per run: Moby-Dick's first paragraph cut as narration cuts it.
+    /// Runs of up to 90 scalars at every rate (the arena shrunk after each) peaked at 275-291 MB at 0.5.
+    func testTheWorkerStaysWithinItsMemoryAtEveryRate() throws {
+        let model = try NeuralSynthesizerTests.model()
+        let text = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../LectorNeuralTests/moby-dick.txt").standardized, encoding: .utf8)
+        let reader = try VoiceCatalog(voices: NeuralSynthesizerTests.engine.voices).resolve(language: nil, voice: "en-us")
+        for rate in [SpeechRequest.rateRange.lowerBound, 1, SpeechRequest.rateRange.upperBound] {
+            let worker = try PiperWorker(executable: try executable, modelPath: model)
+            defer { worker.close() }
+            var seconds = 0.0
+            for sentence in text.split(separator: "\n") {
+                let reading = try XCTUnwrap(NeuralSynthesizerTests.engine.phonemeReading(of: try SpeechRequest(text: String(sentence)), voice: reader))
+                for clause in NeuralSynthesizer.clauses(of: reading, rate: rate) {
+                    let ids = NeuralWordTiming.ids(for: clause, table: worker.phonemeIDs).mapping.ids
+                    seconds += try worker.speak(ids: ids, lengthScale: worker.config.lengthScale / Float(rate),
+                                                cancellation: SynthesisCancellation()).seconds
+                }
+            }
+            let peak = try XCTUnwrap(peakResidentMB(worker.pid))
+            print("worker at rate \(rate): \(Int(seconds)) s of audio, peak \(Int(peak)) MB")
+            XCTAssertGreaterThan(seconds, 20 / rate, "the paragraph was spoken")
+            XCTAssertLessThanOrEqual(peak, 250, "the worker's peak at rate \(rate)")
+        }
+    }
+
+    /// VmHWM of /proc/PID/status.
+    func peakResidentMB(_ pid: pid_t) -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+        return line.split(separator: " ").dropFirst().first.flatMap { Double($0) }.map { $0 / 1024 }
+    }
 }

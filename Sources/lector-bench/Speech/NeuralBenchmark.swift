@@ -22,7 +22,9 @@ struct Neural: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @Option(help: "Seconds of narration measured per voice at the sink.") var seconds: Double = 20
-    @Option(help: "Pauses timed at the sink per voice.") var pauses = 5
+    @Option(help: "Pauses timed at the sink per voice and block.") var pauses = 5
+    @Option(help: "Blocks at the sink, each voice once per block, in alternating order (medians pooled).") var blocks = 1
+    @Option(help: "Rounds of the in-process, worker and anchor syntheses, interleaved (their medians compared).") var rounds = 1
     @Flag(help: "Only the in-process figures and the anchor (a minute instead of five).") var inProcessOnly = false
     @Option(help: "ONNX Runtime's memory in-process: shrink (the worker's), keep or none.") var memory = "shrink"
 
@@ -45,15 +47,53 @@ struct Neural: ParsableCommand {
             throw ExitCode(1)
         }
         report.text("lector-bench neural (\(Build.name) build): \(URL(fileURLWithPath: model).lastPathComponent), one ONNX Runtime thread")
-        try inProcess(model: model, into: &report)
-        anchor(model: model, into: &report, log: log)
+        // Interleaved rounds: on a shared machine one run each drifts by ±10 %, more than the
+        // difference measured; the medians side by side are the figures.
+        var rtfs: [String: [Double]] = [:]
+        // One engine for the process: espeak-ng is process-wide, and a second one hung in its init.
+        let engine = try SpeechEngine(bufferedSecondsAhead: 1)
+        defer { engine.shutdown() }
+        let reader = try VoiceCatalog(voices: engine.voices).resolve(language: nil, voice: "en-us")
+        for _ in 0..<max(1, rounds) {
+            rtfs["in-process", default: []].append(try inProcess(model: model, engine: engine, reader: reader, into: &report))
+            if let rtf = try throughWorker(model: model, engine: engine, reader: reader, into: &report, log: log) { rtfs["lector-piper", default: []].append(rtf) }
+            if let rtf = anchor(model: model, into: &report, log: log) { rtfs["anchor", default: []].append(rtf) }
+        }
+        // The slowest rate makes the most audio per run: the worker's highest peak.
+        _ = try throughWorker(model: model, engine: engine, reader: reader, rate: SpeechRequest.rateRange.lowerBound, into: &report, log: log)
+        if rounds > 1 {
+            let medians = ["in-process", "lector-piper", "anchor"].map { name in
+                rtfs[name].map { String(format: "%@ %.4f (%.3f-%.3f)", name, Summary($0).median ?? 0, $0.min() ?? 0, $0.max() ?? 0) } ?? "\(name) -"
+            }
+            report.text("RTF, median of \(rounds) interleaved rounds (range): " + medians.joined(separator: ", "))
+            for name in ["in-process", "lector-piper", "anchor"] {
+                if let values = rtfs[name] { report.record(NeuralRecord(metric: "neural.rtf_median.\(name)", rtf: Summary(values).median)) }
+            }
+        }
         if inProcessOnly {
             report.print()
             return
         }
         var table = TextTable("at the sink (lector serve, lector read)", columns: ["espeak-ng", "joe"], labelWidth: 44, columnWidth: 12)
-        let espeak = try atTheSink(voice: "en-us", lector: lector, model: model, runtime: runtime, log: log)
-        let neural = try atTheSink(voice: "joe", lector: lector, model: model, runtime: runtime, log: log)
+        // Blocks in alternating order (espeak-ng first, then joe first, ...): pause and play
+        // figures differ by tenths of a millisecond, less than a drift over the run.
+        var runs: [String: [[String: Double]]] = [:]
+        var samples: [String: [String: [Double]]] = [:]
+        for block in 0..<max(1, blocks) {
+            for voice in block % 2 == 0 ? ["en-us", "joe"] : ["joe", "en-us"] {
+                runs[voice, default: []].append(try atTheSink(voice: voice, lector: lector, model: model, runtime: runtime,
+                                                              samples: &samples[voice, default: [:]], log: log))
+            }
+        }
+        func pooled(_ voice: String) -> [String: Double] {
+            var figures: [String: Double] = [:]
+            for key in Set((runs[voice] ?? []).flatMap(\.keys)) {
+                figures[key] = Summary((runs[voice] ?? []).compactMap { $0[key] }).median
+            }
+            for (key, values) in samples[voice] ?? [:] { figures[key] = Summary(values).median }
+            return figures
+        }
+        let espeak = pooled("en-us"), neural = pooled("joe")
         for (label, key) in [("first audio after lector read (ms)", "first"), ("pause -> silence, median (ms)", "pause"),
                              ("play -> sound, median (ms)", "play"), ("CPU s per minute of audio (daemon + worker)", "cpu"),
                              ("wakeups/s (daemon + worker)", "wakeups"),
@@ -63,6 +103,10 @@ struct Neural: ParsableCommand {
                              ("worker RSS while reading (MB)", "worker"), ("worker RSS peak (MB)", "workerPeak"),
                              ("daemon + worker RSS 60 s after Stop (MB)", "stopped")] {
             table.row(label, [espeak[key], neural[key]].map { $0.map { String(format: "%.1f", $0) } ?? "-" })
+            if key == "pause" || key == "play", let a = samples["en-us"]?[key], let b = samples["joe"]?[key] {
+                let quartiles = { (values: [Double]) in String(format: "%.1f-%.1f", Percentile.of(values, 0.25) ?? 0, Percentile.of(values, 0.75) ?? 0) }
+                report.text("\(key), \(a.count) and \(b.count) samples, interquartile: espeak-ng \(quartiles(a)) ms, joe \(quartiles(b)) ms")
+            }
             report.record(NeuralRecord(metric: "neural.sink.\(key)", espeak: espeak[key], neural: neural[key]))
         }
         report.table(table)
@@ -92,10 +136,8 @@ struct Neural: ParsableCommand {
     }
 
     /// Model load, first sentence and real-time factor in this process, phonemes from espeak-ng.
-    private func inProcess(model: String, into report: inout BenchReport) throws {
-        let engine = try SpeechEngine(bufferedSecondsAhead: 1)
-        defer { engine.shutdown() }
-        let reader = try VoiceCatalog(voices: engine.voices).resolve(language: nil, voice: "en-us")
+    @discardableResult
+    private func inProcess(model: String, engine: SpeechEngine, reader: Voice, into report: inout BenchReport) throws -> Double {
         var start = monotonicNanoseconds()
         let arena: ORTMemory = switch memory {
         case "keep": .keepArena
@@ -127,10 +169,43 @@ struct Neural: ParsableCommand {
         let pause = (MonitorRecording.silences(in: own, rate: voice.config.sampleRate).max() ?? 0) * 1000
         report.text(String(format: "the voice's own longest pause (its sentences made one by one, joined): %.0f ms", pause))
         report.record(NeuralRecord(metric: "neural.own_longest_pause", neural: pause))
+        return took / audio
+    }
+
+    /// The same sentences as narration makes them: cut into the worker's runs
+    /// (`NeuralSynthesizer.clauses`) and synthesized by `lector-piper`, socket included; and the
+    /// worker's peak memory.
+    private func throughWorker(model: String, engine: SpeechEngine, reader: Voice, rate: Double = 1,
+                               into report: inout BenchReport, log: Log) throws -> Double? {
+        guard let executable = PiperWorker.installedExecutable().path else {
+            log("no lector-piper beside lector-bench: swift build --product lector-piper")
+            return nil
+        }
+        var start = monotonicNanoseconds()
+        let worker = try PiperWorker(executable: executable, modelPath: model)
+        defer { worker.close() }
+        let load = Double(monotonicNanoseconds() - start) / 1e9
+        var audio = 0.0, runs = 0
+        start = monotonicNanoseconds()
+        for sentence in Self.sentences {
+            guard let reading = engine.phonemeReading(of: try SpeechRequest(text: sentence), voice: reader) else { continue }
+            for clause in NeuralSynthesizer.clauses(of: reading, rate: rate) {
+                let ids = NeuralWordTiming.ids(for: clause, table: worker.phonemeIDs)
+                audio += try worker.speak(ids: ids.mapping.ids, lengthScale: worker.config.lengthScale / Float(rate), cancellation: SynthesisCancellation()).seconds
+                runs += 1
+            }
+        }
+        let took = Double(monotonicNanoseconds() - start) / 1e9
+        let peak = ProcessProbe.peakResidentKiB(worker.pid).map { Double($0) / 1024 } ?? 0
+        report.text(String(format: "lector (lector-piper, rate %.1f, %d runs as narration cuts them): load %.3f s; %.1f s audio in %.2f s, RTF %.3f; worker peak %.0f MB",
+                           rate, runs, load, audio, took, took / audio, peak))
+        report.record(NeuralRecord(metric: "neural.worker.rate\(rate)", neural: peak, loadS: load, audioS: audio, rtf: took / audio))
+        return took / audio
     }
 
     /// piper-tts's own API on the same text (Tests/LectorNeuralTests/piper-anchor.py), if installed.
-    private func anchor(model: String, into report: inout BenchReport, log: Log) {
+    /// Returns its real-time factor.
+    private func anchor(model: String, into report: inout BenchReport, log: Log) -> Double? {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Tests/LectorNeuralTests/piper-anchor.py").standardized
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -144,13 +219,18 @@ struct Neural: ParsableCommand {
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 .split(separator: "\n").last.map(String.init) ?? ""
             report.text(process.terminationStatus == 0 ? "anchor, \(text)" : "anchor: piper-tts not run (pip install piper-tts)")
+            guard process.terminationStatus == 0, let field = text.range(of: "RTF ") else { return nil }
+            return Double(text[field.upperBound...].prefix { $0.isNumber || $0 == "." })
         } catch {
             report.text("anchor: \(error)")
+            return nil
         }
     }
 
     /// The daemon reading the paragraph with `voice`, measured at the sink's monitor.
-    private func atTheSink(voice: String, lector: String, model: String, runtime: String, log: Log) throws -> [String: Double] {
+    /// Each pause's and play's time go into `samples` ("pause", "play").
+    private func atTheSink(voice: String, lector: String, model: String, runtime: String,
+                           samples: inout [String: [Double]], log: Log) throws -> [String: Double] {
         let session = try TestSession()
         defer { session.shutdown() }
         let voices = URL(fileURLWithPath: session.environment["XDG_DATA_HOME"]!).appendingPathComponent("lector/voices")
@@ -201,8 +281,8 @@ struct Neural: ParsableCommand {
             if let sound = recording.waitForSound(after: play, timeout: 3) { plays.append(sound.timeIntervalSince(play) * 1000) }
             Thread.sleep(forTimeInterval: 0.8)
         }
-        figures["pause"] = pauses.sorted().dropFirst(pauses.count / 2).first
-        figures["play"] = plays.sorted().dropFirst(plays.count / 2).first
+        samples["pause", default: []] += pauses
+        samples["play", default: []] += plays
         figures["peak"] = ProcessProbe.peakResidentKiB(daemon.pid).map { Double($0) / 1024 }
         figures["workerPeak"] = worker.flatMap { ProcessProbe.peakResidentKiB($0) }.map { Double($0) / 1024 }
         _ = try session.run("playerctl", ["-p", "lector", "stop"])
