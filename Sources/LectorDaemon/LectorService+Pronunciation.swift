@@ -79,9 +79,16 @@ extension LectorService {
         bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["Book"])
     }
 
-    /// A neural voice could not speak (espeak-ng reads instead): Book's `voice-problem`.
-    func neuralVoiceProblem(voice: String, message: String) {
-        voiceProblem = (voice, message)
+    /// A neural voice could not speak (espeak-ng reads instead): Book's `voice-problem`; nil when
+    /// it speaks again.
+    func neuralVoiceProblem(voice: String, message: String?) {
+        if let message {
+            voiceProblem = (voice, message)
+        } else if voiceProblem?.voice == voice {
+            voiceProblem = nil
+        } else {
+            return
+        }
         if narrator.voice?.name == voice { emitBookChanged() }
     }
 

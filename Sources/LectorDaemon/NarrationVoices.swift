@@ -14,8 +14,8 @@ final class NarrationVoices: NarrationSynthesizer {
     private let espeakVoices: VoiceCatalog
     private var neural: [String: NeuralSynthesizer] = [:]
     /// A neural voice (by name) could not speak: said once per reason, in the journal and here,
-    /// on the loop; espeak-ng reads meanwhile.
-    var onProblem: ((_ voice: String, _ message: String) -> Void)?
+    /// on the loop; espeak-ng reads meanwhile. A nil message: it speaks again (a new worker).
+    var onProblem: ((_ voice: String, _ message: String?) -> Void)?
 
     init(espeak: SpeechEngine, voices: VoiceCatalog) {
         self.espeak = espeak
@@ -34,7 +34,11 @@ final class NarrationVoices: NarrationSynthesizer {
         let synthesizer = neural[details.modelPath] ?? {
             let made = NeuralSynthesizer(modelPath: details.modelPath, espeakVoice: reader, espeak: espeak,
                                          mailbox: espeak.mailbox, outputRate: espeak.sampleRate) { [weak self, name = voice.name] message in
-                Journal.log(.warning, message, fields: ["LECTOR_ERROR": "VoiceUnavailable", "LECTOR_VOICE": name])
+                if let message {
+                    Journal.log(.warning, message, fields: ["LECTOR_ERROR": "VoiceUnavailable", "LECTOR_VOICE": name])
+                } else {
+                    Journal.log(.info, "the voice \(name) speaks again", fields: ["LECTOR_VOICE": name])
+                }
                 LoopInbox.post { self?.onProblem?(name, message) }
             }
             neural[details.modelPath] = made

@@ -104,9 +104,7 @@ final class ORTSession: @unchecked Sendable {   // all use of the handles is und
 
     /// Runs the model; returns each of `outputs` as floats (int64 outputs converted).
     /// `cancellation` stops the run at once from another thread (`NeuralError.cancelled`).
-    /// `slow`: a run at less than the voice's own speed (more audio for its ids), which
-    /// `.keepUnlessSlow` shrinks after.
-    func run(inputs: [(name: String, value: Input)], outputs: [String], slow: Bool = false,
+    func run(inputs: [(name: String, value: Input)], outputs: [String],
              cancellation: SynthesisCancellation? = nil) throws -> [[Float]] {
         lock.lock()
         defer { lock.unlock() }
@@ -123,7 +121,7 @@ final class ORTSession: @unchecked Sendable {   // all use of the handles is und
             if let runOptions { api.ReleaseRunOptions!(runOptions) }
         }
         try check(api.CreateRunOptions!(&runOptions), "CreateRunOptions")
-        if memory == .shrinkAfterRun || (memory == .keepUnlessSlow && slow) {
+        if memory == .shrinkAfterRun {
             // Give the arena's run-sized chunks back after each run: a long sentence otherwise
             // keeps its peak (hundreds of MB) for as long as the voice is loaded.
             try check(api.AddRunConfigEntry!(runOptions, "memory.enable_memory_arena_shrinkage", "cpu:0"),
@@ -210,11 +208,6 @@ public enum ORTMemory: Sendable {
     case shrinkAfterRun
     /// No arena: malloc and free each time.
     case noArena
-    /// Kept after runs at the voice's own speed or faster, shrunk after slower ones (the
-    /// worker's). Measured in `lector-bench neural` on runs of at most 70 phoneme scalars: kept,
-    /// as fast as piper-tts (RTF 0.041 against 0.047) at a 218 MB peak; at rate 0.5 a kept arena's
-    /// power-of-two regions reached 254-285 MB, shrunk 195.
-    case keepUnlessSlow
 
     public static let `default` = ORTMemory.shrinkAfterRun
 }

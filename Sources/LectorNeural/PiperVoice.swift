@@ -116,7 +116,7 @@ public final class PiperVoice: PiperSpeaker {
             inputs.append(("sid", .int64([Int64(speaker)], shape: [1])))
         }
         let outputs = try session.run(inputs: inputs, outputs: ["output", durationsOutput],
-                                      slow: scales[1] > config.lengthScale, cancellation: cancellation)
+                                      cancellation: cancellation)
         let idSamples = try Durations.samples(frames: outputs[1], hopLength: config.hopLength)
         try Durations.check(idSamples: idSamples, idCount: ids.count, audioSamples: outputs[0].count)
         return PiperAudio(samples: outputs[0], sampleRate: config.sampleRate, idSamples: idSamples)

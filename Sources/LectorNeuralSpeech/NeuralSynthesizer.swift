@@ -14,7 +14,8 @@ import LectorSpeech
 /// Whatever goes wrong (no runtime, a broken model, a phoneme the voice lacks, a failed run, a
 /// worker that crashed or hung) is told through `onProblem`, and that job is handed to espeak-ng
 /// with `espeakVoice`, same id, so narration goes on from the same word. A worker that crashed or
-/// hung is replaced at the next job, up to `Engine.restarts` times. `cancel` stops a run at once.
+/// hung is replaced at the next job, up to `Engine.restarts` times; once a new one has spoken,
+/// `onProblem(nil)` says the voice speaks again. `cancel` stops a run at once.
 ///
 ///     let neural = NeuralSynthesizer(modelPath: joe, espeakVoice: enUS, espeak: engine, mailbox: engine.mailbox,
 ///                                    outputRate: engine.sampleRate) { Journal.log(.warning, $0) }
@@ -49,7 +50,7 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
     public let mailbox: SynthesisMailbox
     public let outputRate: Int
     private let espeak: SpeechEngine
-    private let onProblem: @Sendable (String) -> Void
+    private let onProblem: @Sendable (String?) -> Void
 
     private struct Job {
         var id: UInt64
@@ -66,9 +67,11 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
     private var lastUsed = Date()
     private var restarts = 0
     private var told: Set<String> = []
+    /// A worker crashed, hung or would not start: told, and untold once one speaks (job thread).
+    private var workerFault = false
 
     public init(modelPath: String, engine: Engine = .installed(), espeakVoice: Voice, espeak: SpeechEngine,
-                mailbox: SynthesisMailbox, outputRate: Int, onProblem: @escaping @Sendable (String) -> Void = { _ in }) {
+                mailbox: SynthesisMailbox, outputRate: Int, onProblem: @escaping @Sendable (String?) -> Void = { _ in }) {
         self.modelPath = modelPath
         self.engine = engine
         self.espeakVoice = espeakVoice
@@ -207,8 +210,8 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
     /// Phoneme scalars a run takes at least at rate 1 (shorter runs lose the sentence's melody),
     /// and at most (cut between words): the worker's memory follows its longest run's audio.
     /// Slower rates make more audio of the same phonemes, so their runs are cut shorter, down to
-    /// half at rate 0.5. Measured (`lector-bench neural`, joe): at most 70, a 218 MB peak at rate 1
-    /// and 195 MB at rate 0.5 (35); at most 90 regardless of rate, 236 and 275-285 MB.
+    /// half at rate 0.5. Measured (`lector-bench neural`, joe, three readings of a paragraph): at
+    /// most 70, peaks of 192-204 MB at rates 1 and 0.5; at most 90 at every rate, 275-291 at 0.5.
     static let clauseMinimum = 45
     static let clauseMaximum = 70
 
@@ -229,7 +232,7 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
         do {
             voice = try self.voice()
         } catch {
-            return fail("\(error)")
+            return fail(error)
         }
         guard let reading = espeak.phonemeReading(of: request, voice: espeakVoice) else {
             return fail("espeak-ng could not read for it with \(espeakVoice.identifier)")
@@ -248,7 +251,7 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
                 audio = try voice.speak(ids: ids.mapping.ids, lengthScale: lengthScale, cancellation: cancellation)
             } catch {
                 if cancellation.isCancelled || mailbox.isCancelled(id) { return done }
-                if index == 0 { return fail("\(error)") }
+                if index == 0 { return fail(error) }
                 break   // what was heard stays; the rest of this sentence is left out
             }
             var words = NeuralWordTiming.words(clause, ids, idSamples: audio.idSamples, text: request.text)
@@ -268,6 +271,11 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
                 outputs = []
             }
         }
+        if workerFault {   // a new worker spoke: the problem it was is over
+            workerFault = false
+            told.removeAll()
+            onProblem(nil)
+        }
         return outputs + [.finished(id: id, ok: true, totalSamples: total)]
     }
 
@@ -275,6 +283,11 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
     public static func gain(_ samples: [Float], volume: Double) -> Float {
         let peak = max(0.01, samples.reduce(Float(0)) { max($0, abs($1)) })
         return 32767 / peak * Float(min(1, max(0, volume)))
+    }
+
+    private func fail(_ error: Error) -> [SynthesisOutput]? {
+        if case NeuralError.worker = error { workerFault = true }
+        return fail("\(error)")
     }
 
     private func fail(_ reason: String) -> [SynthesisOutput]? {

@@ -29,10 +29,10 @@ _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
 
 let voice: PiperVoice
 do {
-    // The arena kept between runs (as fast as piper-tts) except after runs slower than the
-    // voice's own speed, whose longer audio would leave it past 250 MB (ORTMemory.keepUnlessSlow).
-    voice = try PiperVoice(modelPath: arguments[1], configPath: arguments.count == 3 ? arguments[2] : nil,
-                           memory: .keepUnlessSlow)
+    // The arena shrunk after each run (ORTMemory.default): a kept arena is as fast but its peak
+    // drifts up with what was read (246-256 MB after 3 minutes; shrunk, flat at 192-204 MB). What
+    // shrinking cost, faulting the memory in again, PiperWorker's huge pages give back.
+    voice = try PiperVoice(modelPath: arguments[1], configPath: arguments.count == 3 ? arguments[2] : nil)
     try channel.send(.ready(sampleRate: voice.config.sampleRate, runtime: "\(voice.runtimePath) \(voice.runtimeVersion)"))
 } catch {
     try? channel.send(.failed("\(error)"))

@@ -27,7 +27,7 @@ final class NeuralSynthesizerTests: XCTestCase {
     func synthesizer(model: String? = nil, problems: ProblemLog = ProblemLog()) throws -> NeuralSynthesizer {
         let espeakVoice = try VoiceCatalog(voices: Self.engine.voices).resolve(language: nil, voice: "en-us")
         return NeuralSynthesizer(modelPath: try model ?? self.model(), espeakVoice: espeakVoice, espeak: Self.engine,
-                                 mailbox: Self.engine.mailbox, outputRate: Self.engine.sampleRate) { problems.add($0) }
+                                 mailbox: Self.engine.mailbox, outputRate: Self.engine.sampleRate) { problems.add($0 ?? "speaks again") }
     }
 
     final class ProblemLog: @unchecked Sendable {

@@ -160,6 +160,10 @@ final class NeuralNarrationTests: XCTestCase {
             ProcessProbe.children(of: fixture.daemon.pid, named: "lector-piper").first { $0 != first }
         }
         XCTAssertNotNil(replaced, "no new worker for the next sentences\(fixture.context)")
+        // Once the new worker has spoken, the warning is over: status no longer says it.
+        XCTAssertTrue(try poll(timeout: 10) { !(try fixture.cli("status").stdout.contains("was killed by signal 9")) },
+                      "lector status still warns after the new worker spoke: \((try? fixture.cli("status").stdout) ?? "")")
+        XCTAssertTrue(fixture.daemon.output.contains("the voice joe speaks again"), "not in the journal\(fixture.context)")
         // Narration never stopped: words keep coming and sound keeps being heard.
         let before = fixture.signals("SpeakingRange", since: killed).count
         XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: killed).count >= before + 5 },

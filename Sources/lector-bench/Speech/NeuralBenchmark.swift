@@ -24,6 +24,7 @@ struct Neural: ParsableCommand {
     @Option(help: "Seconds of narration measured per voice at the sink.") var seconds: Double = 20
     @Option(help: "Pauses timed at the sink per voice and block.") var pauses = 5
     @Option(help: "Blocks at the sink, each voice once per block, in alternating order (medians pooled).") var blocks = 1
+    @Option(help: "Times the worker reads the paragraph in a round (its peak grows with what it has read).") var passes = 3
     @Option(help: "Rounds of the in-process, worker and anchor syntheses, interleaved (their medians compared).") var rounds = 1
     @Flag(help: "Only the in-process figures and the anchor (a minute instead of five).") var inProcessOnly = false
     @Option(help: "ONNX Runtime's memory in-process: shrink (the worker's), keep or none.") var memory = "shrink"
@@ -95,7 +96,9 @@ struct Neural: ParsableCommand {
         }
         let espeak = pooled("en-us"), neural = pooled("joe")
         for (label, key) in [("first audio after lector read (ms)", "first"), ("pause -> silence, median (ms)", "pause"),
-                             ("play -> sound, median (ms)", "play"), ("CPU s per minute of audio (daemon + worker)", "cpu"),
+                             ("play -> sound, median (ms)", "play"),
+                             ("pause -> last sample above \(Self.floor), median (ms)", "pauseFloor"),
+                             ("play -> first sample above \(Self.floor), median (ms)", "playFloor"), ("CPU s per minute of audio (daemon + worker)", "cpu"),
                              ("wakeups/s (daemon + worker)", "wakeups"),
                              ("longest silence while reading, at the sink (ms)", "silence"),
                              ("daemon RSS idle, before lector read (MB)", "idle"),
@@ -103,7 +106,7 @@ struct Neural: ParsableCommand {
                              ("worker RSS while reading (MB)", "worker"), ("worker RSS peak (MB)", "workerPeak"),
                              ("daemon + worker RSS 60 s after Stop (MB)", "stopped")] {
             table.row(label, [espeak[key], neural[key]].map { $0.map { String(format: "%.1f", $0) } ?? "-" })
-            if key == "pause" || key == "play", let a = samples["en-us"]?[key], let b = samples["joe"]?[key] {
+            if ["pause", "play", "pauseFloor", "playFloor"].contains(key), let a = samples["en-us"]?[key], let b = samples["joe"]?[key] {
                 let quartiles = { (values: [Double]) in String(format: "%.1f-%.1f", Percentile.of(values, 0.25) ?? 0, Percentile.of(values, 0.75) ?? 0) }
                 report.text("\(key), \(a.count) and \(b.count) samples, interquartile: espeak-ng \(quartiles(a)) ms, joe \(quartiles(b)) ms")
             }
@@ -187,7 +190,7 @@ struct Neural: ParsableCommand {
         let load = Double(monotonicNanoseconds() - start) / 1e9
         var audio = 0.0, runs = 0
         start = monotonicNanoseconds()
-        for sentence in Self.sentences {
+        for sentence in Array(repeating: Self.sentences, count: passes).joined() {
             guard let reading = engine.phonemeReading(of: try SpeechRequest(text: sentence), voice: reader) else { continue }
             for clause in NeuralSynthesizer.clauses(of: reading, rate: rate) {
                 let ids = NeuralWordTiming.ids(for: clause, table: worker.phonemeIDs)
@@ -228,7 +231,11 @@ struct Neural: ParsableCommand {
     }
 
     /// The daemon reading the paragraph with `voice`, measured at the sink's monitor.
-    /// Each pause's and play's time go into `samples` ("pause", "play").
+    /// Above this a sample is sound at all (the monitor of a paused stream is digital silence).
+    static let floor: Int16 = 16
+
+    /// Each pause's and play's time go into `samples` ("pause", "play", and to the noise floor
+    /// "pauseFloor", "playFloor").
     private func atTheSink(voice: String, lector: String, model: String, runtime: String,
                            samples: inout [String: [Double]], log: Log) throws -> [String: Double] {
         let session = try TestSession()
@@ -276,9 +283,17 @@ struct Neural: ParsableCommand {
             _ = try session.run("playerctl", ["-p", "lector", "pause"])
             Thread.sleep(forTimeInterval: 0.4)
             if let last = recording.lastSound(after: pause.addingTimeInterval(-1)) { pauses.append(last.timeIntervalSince(pause) * 1000) }
+            // Also to the last sample above the noise floor: a voice's quiet stretches just before
+            // the pause otherwise count as silence, so the speech threshold follows the voice.
+            if let last = recording.lastSound(after: pause.addingTimeInterval(-1), threshold: Self.floor) {
+                samples["pauseFloor", default: []].append(last.timeIntervalSince(pause) * 1000)
+            }
             let play = Date()
             _ = try session.run("playerctl", ["-p", "lector", "play"])
             if let sound = recording.waitForSound(after: play, timeout: 3) { plays.append(sound.timeIntervalSince(play) * 1000) }
+            if let sound = recording.firstSound(after: play, threshold: Self.floor) {
+                samples["playFloor", default: []].append(sound.timeIntervalSince(play) * 1000)
+            }
             Thread.sleep(forTimeInterval: 0.8)
         }
         samples["pause", default: []] += pauses
