@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import LectorInterface
+import LectorTestKit
+
+/// Issue 23's figures at the sink, where the listener meets them: open → first audio, pause →
+/// silence and play → sound at each player's sink monitor, lector reading a generated EPUB
+/// against mpv + mpv-mpris opening a WAV, both driven by the same `playerctl` commands, their
+/// trials interleaved. In-process figures stop before the sound server and missed what the 8-s
+/// narration buffer did to pause at the sink.
+struct Sink: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Open, pause and play at the sink's monitor: lector against mpv + mpv-mpris (issue 23).",
+        discussion: """
+            Needs mpv and mpv-mpris (apt-get install mpv mpv-mpris). Each player has its own null
+            sink; every figure is from before playerctl starts to the first (or last) sample above
+            the speech threshold on that sink's monitor, so both include the same client start.
+
+            Example:
+              lector-bench sink --runs 20
+            """)
+
+    @OptionGroup var common: CommonOptions
+    @Option(help: "Trials per player (interleaved, alternating which goes first).") var runs = 15
+    @Option(help: "The mpv-mpris plugin (default: /usr/lib/mpv-mpris/mpris.so, /etc/mpv/scripts/mpris.so, ...).")
+    var mpvMpris: String?
+
+    func validate() throws {
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+    }
+
+    func run() throws {
+        let log = Log(tag: "sink")
+        let lector = try common.lectorPath(log)
+        guard let mpv = MPV.executable(searchPath: ProcessInfo.processInfo.environment["PATH"]),
+              let plugin = MPV.plugin(explicit: mpvMpris) else {
+            log("no mpv or mpv-mpris: " + MPV.installHint)
+            throw ExitCode(1)
+        }
+        let session = try BenchSession.start(sinks: ["lector_bench", "mpv_bench"], log: log)
+        defer { session.shutdown() }
+        let directory = session.directory.appendingPathComponent("sink", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let books = try BookGenerator.generate(into: directory, chapters: 20, bytesPerChapter: 13_500)
+        let tone = directory.appendingPathComponent("tone.wav")
+        try MPV.writeTone(to: tone, seconds: 30)
+
+        let players = [
+            Trial(name: "lector", uri: books.epub.absoluteString, recording: try session.record(sink: "lector_bench")),
+            Trial(name: "mpv", uri: tone.absoluteString, recording: try session.record(sink: "mpv_bench")),
+        ]
+        let daemon = try session.spawn(lector, ["serve"])
+        let player = try session.spawn(mpv, ["--no-config", "--idle=yes", "--no-video", "--ao=pulse",
+                                             "--audio-device=pulse/mpv_bench", "--load-scripts=no",
+                                             "--script=\(plugin)", "--no-terminal"])
+        do {
+            try session.waitForBusName(MPRISNames.service, timeout: 15)
+            try session.waitForBusName(MPV.busName, timeout: 15)
+        } catch {
+            log("players did not start: \(error)\n\(daemon.output)\n\(player.output)")
+            throw ExitCode(1)
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        var figures: [String: [String: [Double]]] = [:]
+        for index in 0..<runs {
+            for trial in index % 2 == 0 ? players : players.reversed() {
+                for (key, value) in try trial.measure(session, log: log) {
+                    figures[trial.name, default: [:]][key, default: []].append(value)
+                }
+            }
+        }
+        var report = BenchReport()
+        let version = (try? session.run(mpv, ["--version"]))?.stdout.split(separator: "\n").first.map(String.init) ?? "mpv"
+        report.text("lector-bench sink (\(Build.name) build): \(runs) trials each, interleaved; \(version) with mpv-mpris")
+        var table = TextTable("at the sink's monitor, median (p90) ms", columns: ["lector", "mpv", "lector/mpv"],
+                              labelWidth: 34, columnWidth: 14)
+        for (label, key) in [("open -> first audio", "open"), ("pause -> silence", "pause"), ("play -> sound", "play")] {
+            let ours = Summary(figures["lector"]?[key] ?? []), theirs = Summary(figures["mpv"]?[key] ?? [])
+            let cell = { (summary: Summary) in
+                summary.median.map { String(format: "%.1f (%.1f)", $0, summary.p90 ?? .nan) } ?? "-"
+            }
+            let ratio = ours.median.flatMap { a in theirs.median.map { String(format: "%.2f", a / $0) } } ?? "-"
+            table.row(label, [cell(ours), cell(theirs), ratio])
+            report.record(SinkRecord(metric: "sink.\(key)", lector: ours.median, mpv: theirs.median,
+                                     lectorP90: ours.p90, mpvP90: theirs.p90, runs: runs))
+        }
+        report.table(table)
+        report.print()
+    }
+
+    /// One player's open, pause and play, timed at its own sink.
+    struct Trial {
+        let name: String
+        let uri: String
+        let recording: MonitorRecording
+
+        func measure(_ session: TestSession, log: Log) throws -> [String: Double] {
+            var result: [String: Double] = [:]
+            guard recording.waitForSilence(quiet: 0.5, timeout: 10) else {
+                log("\(name): not silent before the trial")
+                return result
+            }
+            let open = Date()
+            _ = try session.run("playerctl", ["-p", name, "open", uri])
+            guard let heard = recording.waitForSound(after: open, timeout: 10) else {
+                log("\(name): nothing heard after open")
+                return result
+            }
+            result["open"] = heard.timeIntervalSince(open) * 1000
+            Thread.sleep(forTimeInterval: 1)
+            // Paused while it sounds: a pause in a gap between words would read as instant.
+            _ = recording.waitForSound(after: Date(), timeout: 2)
+            let pause = Date()
+            _ = try session.run("playerctl", ["-p", name, "pause"])
+            Thread.sleep(forTimeInterval: 0.4)
+            if let last = recording.lastSound(after: pause.addingTimeInterval(-1)) {
+                result["pause"] = last.timeIntervalSince(pause) * 1000
+            }
+            let play = Date()
+            _ = try session.run("playerctl", ["-p", name, "play"])
+            if let sound = recording.waitForSound(after: play, timeout: 3) {
+                result["play"] = sound.timeIntervalSince(play) * 1000
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            _ = try session.run("playerctl", ["-p", name, "stop"])
+            return result
+        }
+    }
+}
+
+struct SinkRecord: Encodable {
+    var metric: String
+    var build = Build.name
+    var lector: Double?
+    var mpv: Double?
+    var lectorP90: Double?
+    var mpvP90: Double?
+    var runs: Int
+}
