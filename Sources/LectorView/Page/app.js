@@ -14,7 +14,7 @@ const view = {
   snapshot: null,
   bookUrl: null,
   chapter: -1,          // the chapter shown
-  loading: -1,          // the chapter being fetched
+  loading: null,        // the chapter being fetched, and of which book ("N#url")
   spans: [],            // span[data-o] in text order
   offsets: [],          // their data-o values
   sentences: [],        // [start, end) of the chapter's sentences, in order (from the server)
@@ -196,8 +196,11 @@ for (const type of ["wheel", "touchmove"]) addEventListener(type, () => { view.o
 // ---- The chapter ----
 
 async function loadChapter(number) {
-  if (number < 0 || view.loading === number) return;
-  view.loading = number;
+  // Keyed by the book too: a load of the last book's chapter 0 (its end rewinds there) must
+  // neither hold back nor stand in for the next book's chapter 0.
+  const key = `${number}#${view.bookUrl}`;
+  if (number < 0 || view.loading === key) return;
+  view.loading = key;
   const started = now();
   let markup;
   try {
@@ -205,12 +208,12 @@ async function loadChapter(number) {
     if (!answer.ok) throw new Error((await answer.json().catch(() => ({}))).error || answer.statusText);
     markup = await answer.json();
   } catch (error) {
-    if (view.loading === number) view.loading = -1;
+    if (view.loading === key) view.loading = null;
     status(`Chapter ${number + 1} could not be shown: ${error.message}`);
     return;
   }
-  if (view.loading !== number) return;    // another chapter was asked for meanwhile
-  view.loading = -1;
+  if (view.loading !== key) return;       // another chapter (or book) was asked for meanwhile
+  view.loading = null;
   const template = document.createElement("template");
   template.innerHTML = markup.html;       // sanitised by the daemon; this page's CSP runs no other script
   view.article.replaceChildren(template.content);
