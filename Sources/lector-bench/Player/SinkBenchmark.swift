@@ -108,19 +108,9 @@ struct Sink: ParsableCommand {
             }
             result["open"] = heard.timeIntervalSince(open) * 1000
             Thread.sleep(forTimeInterval: 1)
-            // Paused while it sounds: a pause in a gap between words would read as instant.
-            _ = recording.waitForSound(after: Date(), timeout: 2)
-            let pause = Date()
-            _ = try session.run("playerctl", ["-p", name, "pause"])
-            Thread.sleep(forTimeInterval: 0.4)
-            if let last = recording.lastSound(after: pause.addingTimeInterval(-1)) {
-                result["pause"] = last.timeIntervalSince(pause) * 1000
-            }
-            let play = Date()
-            _ = try session.run("playerctl", ["-p", name, "play"])
-            if let sound = recording.waitForSound(after: play, timeout: 3) {
-                result["play"] = sound.timeIntervalSince(play) * 1000
-            }
+            let step = try PauseAndPlay.measure(name, in: session, recording: recording)
+            result["pause"] = step.pause
+            result["play"] = step.play
             Thread.sleep(forTimeInterval: 0.5)
             _ = try session.run("playerctl", ["-p", name, "stop"])
             return result

@@ -97,8 +97,8 @@ struct Neural: ParsableCommand {
         let espeak = pooled("en-us"), neural = pooled("joe")
         for (label, key) in [("first audio after lector read (ms)", "first"), ("pause -> silence, median (ms)", "pause"),
                              ("play -> sound, median (ms)", "play"),
-                             ("pause -> last sample above \(Self.floor), median (ms)", "pauseFloor"),
-                             ("play -> first sample above \(Self.floor), median (ms)", "playFloor"), ("CPU s per minute of audio (daemon + worker)", "cpu"),
+                             ("pause -> last sample above \(PauseAndPlay.floor), median (ms)", "pauseFloor"),
+                             ("play -> first sample above \(PauseAndPlay.floor), median (ms)", "playFloor"), ("CPU s per minute of audio (daemon + worker)", "cpu"),
                              ("wakeups/s (daemon + worker)", "wakeups"),
                              ("longest silence while reading, at the sink (ms)", "silence"),
                              ("daemon RSS idle, before lector read (MB)", "idle"),
@@ -231,9 +231,6 @@ struct Neural: ParsableCommand {
     }
 
     /// The daemon reading the paragraph with `voice`, measured at the sink's monitor.
-    /// Above this a sample is sound at all (the monitor of a paused stream is digital silence).
-    static let floor: Int16 = 16
-
     /// Each pause's and play's time go into `samples` ("pause", "play", and to the noise floor
     /// "pauseFloor", "playFloor").
     private func atTheSink(voice: String, lector: String, model: String, runtime: String,
@@ -276,24 +273,11 @@ struct Neural: ParsableCommand {
         figures["worker"] = worker.flatMap { ProcessProbe.residentKiB($0) }.map { Double($0) / 1024 }
         var pauses: [Double] = [], plays: [Double] = []
         for _ in 0..<self.pauses {
-            // Paused while a word sounds: a pause that falls in a silence between words would
-            // read as instant, so the figure would follow the voice's pauses, not the player.
-            _ = recording.waitForSound(after: Date(), timeout: 2)
-            let pause = Date()
-            _ = try session.run("playerctl", ["-p", "lector", "pause"])
-            Thread.sleep(forTimeInterval: 0.4)
-            if let last = recording.lastSound(after: pause.addingTimeInterval(-1)) { pauses.append(last.timeIntervalSince(pause) * 1000) }
-            // Also to the last sample above the noise floor: a voice's quiet stretches just before
-            // the pause otherwise count as silence, so the speech threshold follows the voice.
-            if let last = recording.lastSound(after: pause.addingTimeInterval(-1), threshold: Self.floor) {
-                samples["pauseFloor", default: []].append(last.timeIntervalSince(pause) * 1000)
-            }
-            let play = Date()
-            _ = try session.run("playerctl", ["-p", "lector", "play"])
-            if let sound = recording.waitForSound(after: play, timeout: 3) { plays.append(sound.timeIntervalSince(play) * 1000) }
-            if let sound = recording.firstSound(after: play, threshold: Self.floor) {
-                samples["playFloor", default: []].append(sound.timeIntervalSince(play) * 1000)
-            }
+            let step = try PauseAndPlay.measure("lector", in: session, recording: recording)
+            if let pause = step.pause { pauses.append(pause) }
+            if let play = step.play { plays.append(play) }
+            if let floor = step.pauseFloor { samples["pauseFloor", default: []].append(floor) }
+            if let floor = step.playFloor { samples["playFloor", default: []].append(floor) }
             Thread.sleep(forTimeInterval: 0.8)
         }
         samples["pause", default: []] += pauses

@@ -1,0 +1,33 @@
+import Foundation
+import LectorTestKit
+
+/// One pause and one play sent by playerctl, each timed at the player's sink monitor: the
+/// shared step of `lector-bench sink` (lector against mpv) and `lector-bench neural` (two voices).
+struct PauseAndPlay {
+    /// Pause → last sound and play → first sound at speech level, and the same two to the
+    /// noise floor (a voice's quiet stretch just before a pause would otherwise count as silence).
+    var pause: Double?
+    var play: Double?
+    var pauseFloor: Double?
+    var playFloor: Double?
+
+    static let floor: Int16 = 16
+
+    /// Waits for sound first: a pause in a gap between words would read as instant, so the
+    /// figure would follow the voice's pauses rather than the player.
+    static func measure(_ player: String, in session: TestSession, recording: MonitorRecording) throws -> PauseAndPlay {
+        var figures = PauseAndPlay()
+        _ = recording.waitForSound(after: Date(), timeout: 2)
+        let pause = Date()
+        _ = try session.run("playerctl", ["-p", player, "pause"])
+        Thread.sleep(forTimeInterval: 0.4)
+        let before = pause.addingTimeInterval(-1)
+        figures.pause = recording.lastSound(after: before).map { $0.timeIntervalSince(pause) * 1000 }
+        figures.pauseFloor = recording.lastSound(after: before, threshold: floor).map { $0.timeIntervalSince(pause) * 1000 }
+        let play = Date()
+        _ = try session.run("playerctl", ["-p", player, "play"])
+        figures.play = recording.waitForSound(after: play, timeout: 3).map { $0.timeIntervalSince(play) * 1000 }
+        figures.playFloor = recording.firstSound(after: play, threshold: floor).map { $0.timeIntervalSince(play) * 1000 }
+        return figures
+    }
+}
