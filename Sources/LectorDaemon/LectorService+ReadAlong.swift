@@ -39,8 +39,8 @@ extension LectorService {
         guard book.chapterTitles.indices.contains(chapter) else {
             throw LectorError.invalidArgument("no chapter \(chapter) in the open book: it has \(book.chapterCount) (0 to \(book.chapterCount - 1))")
         }
-        if let text = book.chapterTexts[chapter], offset > text.unicodeScalars.count {
-            throw LectorError.invalidArgument("offset \(offset) is past the end of chapter \(chapter) (\(text.unicodeScalars.count) characters)")
+        if let count = book.chapterScalarCounts[chapter], offset > count {
+            throw LectorError.invalidArgument("offset \(offset) is past the end of chapter \(chapter) (\(count) characters)")
         }
         audioPolicy.listenerActed(pausing: false)
         narrator.jump(toChapter: chapter, offset: offset, announceSeek: true)

@@ -119,7 +119,7 @@ extension Library {
 
     /// Each chapter's length in Unicode scalars, -1 for one not read from the book yet.
     func chapterLengths(of book: OpenBook) -> [Int] {
-        book.chapterTitles.indices.map { book.chapterTexts[$0]?.unicodeScalars.count ?? -1 }
+        book.chapterTitles.indices.map { book.chapterScalarCounts[$0] ?? -1 }
     }
 
     /// A background chapter arrived: once the last one is in, the entry gets the whole book's

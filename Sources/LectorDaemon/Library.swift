@@ -622,7 +622,7 @@ struct PreparedBook: @unchecked Sendable {
         }
         let warnings = outline.warnings + first.warnings
         if !warnings.isEmpty { note = ([note].compactMap { $0 } + warnings).joined(separator: "; ") }
-        book.chapterTexts[start.chapter] = first.text
+        book.store(first.text, chapter: start.chapter)
         book.chapterLanguages[start.chapter] = first.languageRuns
         if !first.pronunciation.isEmpty { book.chapterPronunciations[start.chapter] = first.pronunciation }
         if outline.hasCover, let cover = try? outline.loadCover() {

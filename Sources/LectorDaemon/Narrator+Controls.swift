@@ -42,8 +42,8 @@ extension Narrator {
     func length(ofChapter chapter: Int) -> Int64 {
         if chapter == state.chapter, announcedLength > 0 { return announcedLength }
         if chapter == state.chapter, clock.scalarCount > 0 { return clock.length }
-        guard let text = book?.chapterTexts[chapter] else { return 0 }
-        return ChapterClock(scalarCount: text.unicodeScalars.count, scalarsPerSecond: clock.scalarsPerSecond).length
+        guard let count = book?.chapterScalarCounts[chapter] else { return 0 }
+        return ChapterClock(scalarCount: count, scalarsPerSecond: clock.scalarsPerSecond).length
     }
 
     /// The bookmark: chapter and the word last heard.

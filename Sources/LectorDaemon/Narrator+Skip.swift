@@ -19,7 +19,7 @@ extension Narrator {
             offset = chapterClock(chapter, of: book).map { $0.offset(atTime: time) } ?? 0
         } else {
             // Past the book's end: its last word, so narration ends as it would have.
-            offset = max(0, (book.chapterTexts[chapter]?.unicodeScalars.count ?? 1) - 1)
+            offset = max(0, (book.chapterScalarCounts[chapter] ?? 1) - 1)
         }
         jump(toChapter: chapter, offset: offset, time: chapter == state.chapter ? time : nil,
              announceSeek: chapter == state.chapter || offset > 0)
@@ -49,7 +49,7 @@ extension Narrator {
     /// being heard (Position is on it), nil for one not read from the book yet.
     private func chapterClock(_ chapter: Int, of book: OpenBook) -> ChapterClock? {
         if chapter == state.chapter, clock.scalarCount > 0 { return clock }
-        guard let text = book.chapterTexts[chapter] else { return nil }
-        return ChapterClock(scalarCount: text.unicodeScalars.count, scalarsPerSecond: clock.scalarsPerSecond)
+        guard let count = book.chapterScalarCounts[chapter] else { return nil }
+        return ChapterClock(scalarCount: count, scalarsPerSecond: clock.scalarsPerSecond)
     }
 }

@@ -249,7 +249,7 @@ final class Narrator {
     /// The background parser delivered a chapter's text.
     func chapterLoaded(_ index: Int, text: String, languages: [LanguageRun] = [],
                        pronunciation: ChapterPronunciation = ChapterPronunciation()) {
-        book?.chapterTexts[index] = text
+        book?.store(text, chapter: index)
         book?.chapterLanguages[index] = languages
         if !pronunciation.isEmpty { book?.chapterPronunciations[index] = pronunciation }
         if let pending = pendingJump, pending.chapter == index {

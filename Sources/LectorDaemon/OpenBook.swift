@@ -12,7 +12,11 @@ struct OpenBook {
     let url: URL
     var coverURL: URL?
     let chapterTitles: [String]
-    var chapterTexts: [Int: String] = [:]
+    /// Loaded chapters' text, set through `store(_:chapter:)` so each length is counted once.
+    private(set) var chapterTexts: [Int: String] = [:]
+    /// Each loaded chapter's length in Unicode scalars. Counting a String's scalars walks all of
+    /// it, and Pause (the library entry), the track list and skips ask on the loop thread.
+    private(set) var chapterScalarCounts: [Int: Int] = [:]
     /// Each loaded chapter's passages in other languages (`Chapter.languageRuns`).
     var chapterLanguages: [Int: [LanguageRun]] = [:]
     /// Each loaded chapter's `ssml:ph` runs and PLS lexicons (`Chapter.pronunciation`), if any.
@@ -21,6 +25,11 @@ struct OpenBook {
     var chapterDepths: [Int] = []
 
     var chapterCount: Int { chapterTitles.count }
+
+    mutating func store(_ text: String, chapter: Int) {
+        chapterTexts[chapter] = text
+        chapterScalarCounts[chapter] = text.unicodeScalars.count
+    }
 
     /// Object path prefix of this book's tracks: stable per book, outside `/org/mpris`.
     var trackPrefix: String { "/io/github/lector/Track/b" + StableHash.hex(identity) }

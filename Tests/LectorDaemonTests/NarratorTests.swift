@@ -174,7 +174,7 @@ final class NarratorHarness {
         var book = OpenBook(identity: "urn:test:book", title: "Test", authors: [], language: "en",
                             url: URL(fileURLWithPath: "/tmp/test.txt"), coverURL: nil,
                             chapterTitles: chapters.indices.map { "Chapter \($0 + 1)" })
-        for (index, text) in chapters.enumerated() { book.chapterTexts[index] = text }
+        for (index, text) in chapters.enumerated() { book.store(text, chapter: index) }
         narrator.open(book, chapter: chapter, offset: offset, time: time, play: play)
         pump()
     }
