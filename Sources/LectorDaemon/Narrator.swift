@@ -43,6 +43,10 @@ final class Narrator {
     /// thread sleeps until the listener has heard the difference.
     static let aheadSeconds: Int64 = 30
     static let refillBelowSeconds: Int64 = 15
+    /// Play with seconds still buffered on the server holds synthesis back this long, so the
+    /// uncork is not competing for the CPU with a refill batch (on 2 cores that slowed play →
+    /// sound at the sink, and with a neural voice the pause after it, by ~0.5-1 ms).
+    static let resumeSettleMicroseconds: UInt64 = 300_000
 
     let engine: any NarrationSynthesizer
     let allocateJob: () -> UInt64
@@ -144,12 +148,17 @@ final class Narrator {
     private var segmenterKey = ""
     /// Set by the end of the book: Play then starts the book over.
     private var restartOnPlay = false
+    private let loop: any LoopScheduling
+    /// `feed()` waits until this loop time (see `resumeSettleMicroseconds`), then its timer feeds.
+    private var feedsFrom: UInt64 = 0
+    private var settleTimer: (any LoopTimer)?
     /// While set, state changes are collected and announced once (see `batch`).
     private var batchStart: PlayerState?
 
     init(loop: any LoopScheduling, engine: any NarrationSynthesizer, allocateJob: @escaping () -> UInt64) throws {
         self.engine = engine
         self.allocateJob = allocateJob
+        self.loop = loop
         channel = try SpeakingChannel(loop: loop)
         channel.listens = { [weak self] in self?.state.status == .playing }
         channel.onHeard = { [weak self] events in
@@ -157,6 +166,7 @@ final class Narrator {
             for event in events { self.announce(event) }
             self.feed()
         }
+        settleTimer = try loop.makeTimer { [weak self] in self?.feed() }
     }
 
     /// Teardown, before the bookmark is taken: the word being heard now (from the playback
@@ -183,6 +193,7 @@ final class Narrator {
     /// frees it). The bookmark must have been taken before.
     func close() {
         channel.close()
+        settleTimer?.close()
         if let current = synthesis { engine.cancel(id: current.job) }
         synthesis = nil
         stream = nil
@@ -338,7 +349,14 @@ final class Narrator {
     /// Sound is wanted: resume the stream, or ask for one if Stop let it go (`feed()` then
     /// starts when the new stream is ready).
     private func startSound() {
-        if let stream { stream.resume() } else { onNeedsStream?() }
+        if let stream {
+            stream.resume()
+            if stream.endFrame - stream.currentHeardFrame() >= 2 * Int64(stream.sampleRate) {
+                feedsFrom = loop.now + Self.resumeSettleMicroseconds
+            }
+        } else {
+            onNeedsStream?()
+        }
         feed()
     }
 
@@ -453,6 +471,12 @@ final class Narrator {
               stream.state == .ready, let voice else { return }
         let ahead = stream.endFrame - stream.currentHeardFrame()
         let rate = Int64(stream.sampleRate)
+        // Held back only while seconds are buffered: a seek meanwhile is heard at once.
+        let now = loop.now
+        if now < feedsFrom, ahead >= 2 * rate {
+            settleTimer?.schedule(noLaterThan: feedsFrom - now)
+            return
+        }
         if ahead < Self.refillBelowSeconds * rate { refilling = true }
         guard refilling, ahead < Self.aheadSeconds * rate else {
             refilling = false

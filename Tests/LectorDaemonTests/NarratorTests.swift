@@ -298,6 +298,30 @@ final class NarratorTests: XCTestCase {
         }
     }
 
+    func testPlayWithSecondsBufferedLetsTheUncorkGoFirstAndASeekIsNotHeldBack() throws {
+        try withNarrator { harness in
+            let sentences = (0..<200).map { "Sentence \($0) has exactly these few words in it." }.joined(separator: " ")
+            harness.open([sentences])
+            // Listening with the engine not answering: the refill below 15 s is asked for and pending.
+            let filled = harness.synthesizer.requested.count
+            while harness.synthesizer.requested.count == filled { harness.loop.advanceTime(by: 10_000) }
+            harness.narrator.pause()
+            XCTAssertTrue(harness.synthesizer.pending.isEmpty, "pause cancels the pending refill")
+            let asked = harness.synthesizer.requested.count
+            harness.narrator.play()
+            XCTAssertEqual(harness.synthesizer.requested.count, asked, "Play asked for synthesis beside the uncork")
+            harness.loop.advanceTime(by: Narrator.resumeSettleMicroseconds - 10_000)
+            XCTAssertEqual(harness.synthesizer.requested.count, asked, "synthesis came before the settle time")
+            harness.loop.advanceTime(by: 20_000)
+            XCTAssertEqual(harness.synthesizer.requested.count, asked + 1, "the refill was not taken up after the settle time")
+            // A seek right after Play has nothing buffered at its word: synthesized at once.
+            harness.narrator.pause()
+            harness.narrator.play()
+            harness.narrator.jump(toChapter: 0, offset: 2_000, announceSeek: true)
+            XCTAssertEqual(harness.synthesizer.requested.count, asked + 2, "a seek after Play waited for the settle time")
+        }
+    }
+
     func testAChapterHeardToItsEndGoesOnToTheNextAndTheBookEndsStopped() throws {
         try withNarrator { harness in
             harness.open(["One two three.", "Four five."])
