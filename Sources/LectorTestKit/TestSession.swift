@@ -337,9 +337,9 @@ public final class TestSession: @unchecked Sendable {
         return result.stdout
     }
 
-    static func recorderArguments(sink: String, clientName: String) -> [String] {
+    static func recorderArguments(sink: String, clientName: String, latencyMilliseconds: Int = 5) -> [String] {
         ["--device=\(sink).monitor", "--format=s16le", "--rate=\(MonitorRecording.sampleRate)", "--channels=1",
-         "--latency-msec=5", "--raw", "--client-name=\(clientName)"]
+         "--latency-msec=\(latencyMilliseconds)", "--raw", "--client-name=\(clientName)"]
     }
 
     /// Stops the sound server (SIGTERM, SIGKILL after 3 s; all PipeWire processes together), e.g. to
@@ -356,9 +356,10 @@ public final class TestSession: @unchecked Sendable {
     }
 
     /// Records the monitor of `sink` (default: the first sink); returns once audio flows.
-    public func record(sink: String? = nil) throws -> MonitorRecording {
+    public func record(sink: String? = nil, latencyMilliseconds: Int = 5) throws -> MonitorRecording {
         guard let sink = sink ?? sinks.first else { throw TestKitError.failed("the session has no sinks") }
-        let recorder = try launch("parec", Self.recorderArguments(sink: sink, clientName: "lector-testkit-recorder"),
+        let recorder = try launch("parec", Self.recorderArguments(sink: sink, clientName: "lector-testkit-recorder",
+                                                                  latencyMilliseconds: latencyMilliseconds),
                                   environment: environment, stdout: .pipe)
         let recording = MonitorRecording(sink: sink, process: recorder)
         lock.withLock { recordings.append(recording) }

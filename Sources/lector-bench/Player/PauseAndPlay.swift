@@ -12,6 +12,11 @@ struct PauseAndPlay {
     var playFloor: Double?
 
     static let floor: Int16 = 16
+    /// parec's latency on the monitor for these figures. A null sink renders as far ahead as its
+    /// lowest-latency client asks (here the recorder), and `MonitorRecording` dates samples back
+    /// from their arrival: at the test kit's 5 ms a play was dated ~3 ms before the daemon got
+    /// the D-Bus call (traced); at 1 ms the order holds.
+    static let monitorLatency = 1
 
     /// Waits for sound first: a pause in a gap between words would read as instant, so the
     /// figure would follow the voice's pauses rather than the player.

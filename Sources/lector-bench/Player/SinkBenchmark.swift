@@ -15,6 +15,9 @@ struct Sink: ParsableCommand {
             Needs mpv and mpv-mpris (apt-get install mpv mpv-mpris). Each player has its own null
             sink; every figure is from before playerctl starts to the first (or last) sample above
             the speech threshold on that sink's monitor, so both include the same client start.
+            The "floor" rows take the first (last) sample above the noise floor instead: the
+            monitor of a corked stream is digital silence, and speech that resumes in a quiet
+            consonant would otherwise count as late (mpv plays a tone, the same either way).
 
             Example:
               lector-bench sink --runs 20
@@ -22,11 +25,15 @@ struct Sink: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @Option(help: "Trials per player (interleaved, alternating which goes first).") var runs = 15
+    @Option(help: "Pauses and plays per trial.") var pauses = 3
+    @Option(help: "parec's latency on each monitor (ms): the null sink renders this far ahead, so samples are dated up to this early (at 5 ms, sound was dated before Play reached the player).")
+    var monitorLatency = PauseAndPlay.monitorLatency
     @Option(help: "The mpv-mpris plugin (default: /usr/lib/mpv-mpris/mpris.so, /etc/mpv/scripts/mpris.so, ...).")
     var mpvMpris: String?
 
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        guard pauses >= 1 else { throw ValidationError("--pauses must be at least 1") }
     }
 
     func run() throws {
@@ -46,8 +53,8 @@ struct Sink: ParsableCommand {
         try MPV.writeTone(to: tone, seconds: 30)
 
         let players = [
-            Trial(name: "lector", uri: books.epub.absoluteString, recording: try session.record(sink: "lector_bench")),
-            Trial(name: "mpv", uri: tone.absoluteString, recording: try session.record(sink: "mpv_bench")),
+            Trial(name: "lector", uri: books.epub.absoluteString, recording: try session.record(sink: "lector_bench", latencyMilliseconds: monitorLatency), pauses: pauses),
+            Trial(name: "mpv", uri: tone.absoluteString, recording: try session.record(sink: "mpv_bench", latencyMilliseconds: monitorLatency), pauses: pauses),
         ]
         let daemon = try session.spawn(lector, ["serve"])
         let player = try session.spawn(mpv, ["--no-config", "--idle=yes", "--no-video", "--ao=pulse",
@@ -64,17 +71,18 @@ struct Sink: ParsableCommand {
         var figures: [String: [String: [Double]]] = [:]
         for index in 0..<runs {
             for trial in index % 2 == 0 ? players : players.reversed() {
-                for (key, value) in try trial.measure(session, log: log) {
-                    figures[trial.name, default: [:]][key, default: []].append(value)
+                for (key, values) in try trial.measure(session, log: log) {
+                    figures[trial.name, default: [:]][key, default: []] += values
                 }
             }
         }
         var report = BenchReport()
         let version = (try? session.run(mpv, ["--version"]))?.stdout.split(separator: "\n").first.map(String.init) ?? "mpv"
-        report.text("lector-bench sink (\(Build.name) build): \(runs) trials each, interleaved; \(version) with mpv-mpris")
+        report.text("lector-bench sink (\(Build.name) build): \(runs) trials each, interleaved, \(pauses) pauses each; \(version) with mpv-mpris")
         var table = TextTable("at the sink's monitor, median (p90) ms", columns: ["lector", "mpv", "lector/mpv"],
                               labelWidth: 34, columnWidth: 14)
-        for (label, key) in [("open -> first audio", "open"), ("pause -> silence", "pause"), ("play -> sound", "play")] {
+        for (label, key) in [("open -> first audio", "open"), ("pause -> silence", "pause"), ("play -> sound", "play"),
+                             ("pause -> silence, floor", "pauseFloor"), ("play -> sound, floor", "playFloor")] {
             let ours = Summary(figures["lector"]?[key] ?? []), theirs = Summary(figures["mpv"]?[key] ?? [])
             let cell = { (summary: Summary) in
                 summary.median.map { String(format: "%.1f (%.1f)", $0, summary.p90 ?? .nan) } ?? "-"
@@ -82,7 +90,7 @@ struct Sink: ParsableCommand {
             let ratio = ours.median.flatMap { a in theirs.median.map { String(format: "%.2f", a / $0) } } ?? "-"
             table.row(label, [cell(ours), cell(theirs), ratio])
             report.record(SinkRecord(metric: "sink.\(key)", lector: ours.median, mpv: theirs.median,
-                                     lectorP90: ours.p90, mpvP90: theirs.p90, runs: runs))
+                                     lectorP90: ours.p90, mpvP90: theirs.p90, runs: ours.count))
         }
         report.table(table)
         report.print()
@@ -93,9 +101,10 @@ struct Sink: ParsableCommand {
         let name: String
         let uri: String
         let recording: MonitorRecording
+        let pauses: Int
 
-        func measure(_ session: TestSession, log: Log) throws -> [String: Double] {
-            var result: [String: Double] = [:]
+        func measure(_ session: TestSession, log: Log) throws -> [String: [Double]] {
+            var result: [String: [Double]] = [:]
             guard recording.waitForSilence(quiet: 0.5, timeout: 10) else {
                 log("\(name): not silent before the trial")
                 return result
@@ -106,11 +115,16 @@ struct Sink: ParsableCommand {
                 log("\(name): nothing heard after open")
                 return result
             }
-            result["open"] = heard.timeIntervalSince(open) * 1000
+            result["open"] = [heard.timeIntervalSince(open) * 1000]
             Thread.sleep(forTimeInterval: 1)
-            let step = try PauseAndPlay.measure(name, in: session, recording: recording)
-            result["pause"] = step.pause
-            result["play"] = step.play
+            for _ in 0..<pauses {
+                let step = try PauseAndPlay.measure(name, in: session, recording: recording)
+                for (key, value) in [("pause", step.pause), ("play", step.play), ("pauseFloor", step.pauseFloor),
+                                     ("playFloor", step.playFloor)] {
+                    if let value { result[key, default: []].append(value) }
+                }
+                Thread.sleep(forTimeInterval: 0.6)
+            }
             Thread.sleep(forTimeInterval: 0.5)
             _ = try session.run("playerctl", ["-p", name, "stop"])
             return result

@@ -242,7 +242,7 @@ struct Neural: ParsableCommand {
         for suffix in ["", ".json"] {
             try FileManager.default.copyItem(atPath: model + suffix, toPath: voices.appendingPathComponent("en_US-joe-medium.onnx" + suffix).path)
         }
-        let recording = try session.record()
+        let recording = try session.record(latencyMilliseconds: PauseAndPlay.monitorLatency)
         let daemon = try session.spawn(lector, ["serve"], extraEnvironment: ["LECTOR_ONNXRUNTIME": runtime])
         try session.waitForBusName(BusNames.service, timeout: 15)
         let book = session.directory.appendingPathComponent("moby.txt")
