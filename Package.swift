@@ -56,7 +56,8 @@ let package = Package(
         .target(name: "LectorXML", dependencies: ["CLibXML2"]),
         // The bus vocabulary shared by the daemon, the CLI and the tests: names, paths, errors, option keys.
         .target(name: "LectorInterface"),
-        // posix_spawn as every child of Lector starts: the CLI's daemon and view server, the test kit's processes.
+        // posix_spawn as every child of Lector starts: the CLI's daemon and view server, the test kit's processes;
+        // and OwnExecutable, the one place that finds this program and Lector's other programs installed with it.
         .target(name: "LectorSpawn"),
         // The SSML check of Speak's `ssml` option: libxml2 reads (well-formedness, offsets), espeak-ng's
         // own rules are Swift. Its own target so that LectorCore imports no C library (SSMLCheck's doc
@@ -100,7 +101,7 @@ let package = Package(
         // a D-Bus client of the daemon like any other; its page (Page/: plain HTML, CSS, JS) is
         // served from the source tree or /usr/share/lector/view.
         .target(name: "LectorView",
-                dependencies: ["LectorBus", "LectorLoop", "LectorInterface", "LectorCore",
+                dependencies: ["LectorBus", "LectorLoop", "LectorInterface", "LectorCore", "LectorSpawn",
                                .product(name: "Hummingbird", package: "hummingbird"),
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                .product(name: "Logging", package: "swift-log")],
