@@ -130,13 +130,14 @@ let package = Package(
                 dependencies: ["LectorCore", "LectorLoop", "LectorAudio", "LectorPolicy", "LectorSpawn",
                                .product(name: "ZIPFoundation", package: "ZIPFoundation")],
                 exclude: ["browser-driver.py"]),
-        // Every benchmark (latency, idle, narration-yield, player, get-all, policy; docs/benchmarks.md)
+        // Every benchmark (latency, idle, narration-yield, player, get-all, policy, startup; docs/benchmarks.md)
         // and the test kit's pulse-probe, as subcommands of one executable with one report type.
         // The policy bench and the probe run the daemon's own loop/bus/libpulse wrappers
         // (@MainActor) on the main thread.
         .executableTarget(name: "lector-bench",
                           dependencies: ["LectorTestKit", "LectorInterface", "LectorBus", "LectorLoop", "LectorAudio",
                                          "LectorPolicy", "CPulse", "CSystemd", "LectorNeural", "LectorNeuralSpeech", "LectorSpeech", "LectorCore",
+                                         "LectorSpawn",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),

@@ -15,7 +15,7 @@ struct LectorBench: ParsableCommand {
               swift build -c release --product lector && swift build -c release --product lector-bench
             """,
         subcommands: [Suite.self, Latency.self, Idle.self, NarrationYield.self, Power.self, Player.self, GetAll.self,
-                      Policy.self, ReadAlong.self, Neural.self, Soak.self, Sink.self, PulseProbe.self],
+                      Policy.self, ReadAlong.self, Neural.self, Soak.self, Sink.self, Startup.self, PulseProbe.self],
         defaultSubcommand: Suite.self)
 }
 
