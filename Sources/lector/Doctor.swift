@@ -363,10 +363,26 @@ struct InstalledFiles {
     }
 
     func check(_ report: inout Report, activatable: Set<String>?) {
+        checkPrograms(&report)
         let activation = checkActivationFile(&report, activatable: activatable)
         checkUnit(&report, activation: activation)
         checkDesktopFile(&report)
         checkIcon(&report)
+    }
+
+    /// The daemon and the read-along server, which `lector serve`, `lector view` and the CLI's
+    /// own start of the daemon run, found as they find them (`OwnExecutable.sibling`).
+    private func checkPrograms(_ report: inout Report) {
+        let daemon = OwnExecutable.sibling(named: "lectord"), view = OwnExecutable.sibling(named: "lector-view")
+        let fix = "Fix: install the lector package, or put it beside \(OwnExecutable.path ?? "lector") or in its ../libexec/lector/"
+        if daemon.path == nil {
+            report.add(.fail, "programs", "\(daemon): lector serve, and lector say or read without an activation file, "
+                + "cannot start the daemon. \(fix)")
+        } else if view.path == nil {
+            report.add(.warning, "programs", "lectord: \(daemon.path ?? ""); \(view): lector view cannot show the read-along page. \(fix)")
+        } else {
+            report.add(.ok, "programs", "lectord: \(daemon.path ?? ""), lector-view: \(view.path ?? "")")
+        }
     }
 
     /// The first activation file found, parsed.

@@ -131,6 +131,34 @@ final class SplitTests: XCTestCase {
         }
     }
 
+    /// A `lector` copied alone into a directory finds no lectord beside it nor in its
+    /// installation: `lector serve` fails naming where it looked, and doctor says so. (Where the
+    /// package is installed on this machine, it finds the package's lectord instead, by the rule.)
+    func testALectorAloneSaysWhereItLooked() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("lector-alone-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("bin"), withIntermediateDirectories: true)
+        let alone = root.appendingPathComponent("bin/lector").path
+        try FileManager.default.copyItem(atPath: lector, toPath: alone)
+        let packaged = "/usr/libexec/lector/lectord"
+        let session = try TestSession(sinks: [], startSoundServer: false)
+        defer { session.shutdown() }
+        let doctor = try session.run(alone, ["doctor", "--sound-server-timeout", "200"], timeout: 30)
+        let programs = doctor.stdout.split(separator: "\n").first { $0.contains(" programs: ") }.map(String.init) ?? ""
+        if FileManager.default.isExecutableFile(atPath: packaged) {
+            XCTAssertTrue(programs.hasPrefix("ok") && programs.contains(packaged), "\(doctor)")
+            return
+        }
+        XCTAssertTrue(programs.hasPrefix("FAIL"), "\(doctor)")
+        for place in ["\(root.path)/bin/lectord", "\(root.path)/libexec/lector/lectord", packaged] {
+            XCTAssertTrue(programs.contains(place), "doctor names \(place): \(programs)")
+        }
+        let serve = try session.run(alone, ["serve"], timeout: 10)
+        XCTAssertEqual(serve.status, 1, "\(serve)")
+        XCTAssertTrue(serve.stderr.contains("cannot find Lector's lectord program: looked in \(root.path)/bin/lectord"), "\(serve)")
+        XCTAssertFalse(try session.busNameHasOwner(LectorFixture.service))
+    }
+
     // MARK: - Where Lector's programs are found
 
     /// The one rule (`OwnExecutable.sibling`), on a package-like tree: the CLI in PREFIX/bin finds
