@@ -7,12 +7,12 @@ import Glibc
 ///
 /// Lector's programs and where they live:
 ///
-/// | program       | package                        | build tree / by hand |
-/// |---------------|--------------------------------|----------------------|
-/// | `lector`      | `/usr/bin/lector` (the CLI)    | beside the others    |
-/// | `lectord`     | `/usr/libexec/lector/lectord`  | beside the others    |
-/// | `lector-view` | `/usr/libexec/lector/lector-view` | beside the others |
-/// | `lector-piper`| `/usr/libexec/lector/lector-piper` | beside the others |
+/// | program        | package                            | build tree        |
+/// |----------------|------------------------------------|-------------------|
+/// | `lector`       | `/usr/bin/lector` (the CLI)        | beside the others |
+/// | `lectord`      | `/usr/libexec/lector/lectord`      | beside the others |
+/// | `lector-view`  | `/usr/libexec/lector/lector-view`  | beside the others |
+/// | `lector-piper` | `/usr/libexec/lector/lector-piper` | beside the others |
 ///
 /// ```swift
 /// OwnExecutable.path                              // "/usr/bin/lector"
