@@ -14,6 +14,7 @@ import LectorState
 /// `lector doctor`: checks what Lector needs, one line per check, and says how to fix what is wrong.
 struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "doctor",
         abstract: "Check the bus, sound server, voices, config and installed files.",
         discussion: """
             Prints one line per check: ok, warning or FAIL, with what is wrong and how to fix it. \

@@ -7,6 +7,7 @@ import LectorSpawn
 /// a script, a test) watches and signals the daemon itself. The CLI links none of the daemon.
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Run the Lector daemon on the session bus (io.github.lector.Lector1).",
         discussion: "Runs lectord, the daemon's own program (installed in /usr/libexec/lector by the package).")
 

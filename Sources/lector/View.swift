@@ -17,6 +17,7 @@ import LectorSpawn
 ///     lector view --no-browser    # prints the page's address and serves until idle (scripts, tests)
 struct View: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "view",
         abstract: "Open the read-along page: the book, the word being heard marked.",
         discussion: """
             Examples:
