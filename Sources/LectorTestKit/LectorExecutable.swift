@@ -52,7 +52,7 @@ extension LectorExecutable {
     public static func besideThisExecutable(override: String?) throws -> String {
         let path = override ?? ((OwnExecutable.directory ?? ".") + "/lector")
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw TestKitError.failed("no lector executable at \(path); build it (swift build --product lector) or pass --lector")
+            throw TestKitError.failed("no lector executable at \(path); build it with lectord and lector-view beside it (swift build -c release) or pass --lector")
         }
         return URL(fileURLWithPath: path).standardizedFileURL.path
     }
