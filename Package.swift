@@ -12,7 +12,11 @@ import PackageDescription
 //                 SpeechRequest calls it as LectorConfig calls TOMLKit
 //   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
 //   neural voice  LectorNeural (Piper voices on ONNX Runtime; not yet wired into narration)
-//   the service   LectorDaemon (one context, one event loop), lector (CLI)
+//   the service   LectorDaemon (one context, one event loop)
+//   programs      lector (the CLI: no daemon, no NIO/Hummingbird linked), lectord (the daemon),
+//                 lector-view (the read-along page's server), lector-piper (a neural voice's worker);
+//                 `lector serve` and `lector view` exec lectord and lector-view, found beside the CLI
+//                 or in PREFIX/libexec/lector (LectorSpawn's OwnExecutable)
 //   testing       LectorTestKit (private bus + sound server + monitor recorder, EPUB writer), lector-bench
 //                 (every benchmark and the test kit's pulse-probe, one executable with subcommands)
 
@@ -21,6 +25,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "lector", targets: ["lector"]),
+        .executable(name: "lectord", targets: ["lectord"]),
+        .executable(name: "lector-view", targets: ["lector-view"]),
         .executable(name: "lector-bench", targets: ["lector-bench"]),
         .executable(name: "lector-piper", targets: ["lector-piper"]),
         .library(name: "LectorTestKit", targets: ["LectorTestKit"]),
@@ -56,7 +62,8 @@ let package = Package(
         .target(name: "LectorXML", dependencies: ["CLibXML2"]),
         // The bus vocabulary shared by the daemon, the CLI and the tests: names, paths, errors, option keys.
         .target(name: "LectorInterface"),
-        // posix_spawn as every child of Lector starts: the CLI's daemon and view server, the test kit's processes.
+        // posix_spawn as every child of Lector starts: the CLI's daemon and view server, the test kit's processes;
+        // and OwnExecutable, the one place that finds this program and Lector's other programs installed with it.
         .target(name: "LectorSpawn"),
         // The SSML check of Speak's `ssml` option: libxml2 reads (well-formedness, offsets), espeak-ng's
         // own rules are Swift. Its own target so that LectorCore imports no C library (SSMLCheck's doc
@@ -100,27 +107,37 @@ let package = Package(
         // a D-Bus client of the daemon like any other; its page (Page/: plain HTML, CSS, JS) is
         // served from the source tree or /usr/share/lector/view.
         .target(name: "LectorView",
-                dependencies: ["LectorBus", "LectorLoop", "LectorInterface", "LectorCore",
+                dependencies: ["LectorBus", "LectorLoop", "LectorInterface", "LectorCore", "LectorSpawn",
                                .product(name: "Hummingbird", package: "hummingbird"),
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                .product(name: "Logging", package: "swift-log")],
                 exclude: ["Page"]),
+        // The CLI: a D-Bus client of the daemon, plus the commands that run locally what they need
+        // (doctor: libpulse and espeak-ng probes; phonemes: espeak-ng; voices: the voice finder;
+        // library: the state files). Never LectorDaemon or LectorView: `lector serve` and
+        // `lector view` exec lectord and lector-view (SplitTests checks the binary's symbols).
         .executableTarget(name: "lector",
-                          dependencies: ["LectorDaemon", "LectorView", "LectorInterface", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
-                                         "LectorSpeech", "LectorLoop", "LectorBooks", "LectorSpawn", "LectorNeuralSpeech", "LectorNeural",
+                          dependencies: ["LectorInterface", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
+                                         "LectorSpeech", "LectorLoop", "LectorBooks", "LectorState", "LectorSpawn",
+                                         "LectorNeuralSpeech", "LectorNeural",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // The daemon (`lector serve` execs it; D-Bus activation and lector.service run it).
+        .executableTarget(name: "lectord", dependencies: ["LectorDaemon", "LectorInterface"]),
+        // The read-along page's server (`lector view` starts or execs it; its own activation file and unit).
+        .executableTarget(name: "lector-view", dependencies: ["LectorView", "LectorBus", "LectorInterface"]),
 
         .target(name: "LectorTestKit",
                 dependencies: ["LectorCore", "LectorLoop", "LectorAudio", "LectorPolicy", "LectorSpawn",
                                .product(name: "ZIPFoundation", package: "ZIPFoundation")],
                 exclude: ["browser-driver.py"]),
-        // Every benchmark (latency, idle, narration-yield, player, get-all, policy; docs/benchmarks.md)
+        // Every benchmark (latency, idle, narration-yield, player, get-all, policy, startup; docs/benchmarks.md)
         // and the test kit's pulse-probe, as subcommands of one executable with one report type.
         // The policy bench and the probe run the daemon's own loop/bus/libpulse wrappers
         // (@MainActor) on the main thread.
         .executableTarget(name: "lector-bench",
                           dependencies: ["LectorTestKit", "LectorInterface", "LectorBus", "LectorLoop", "LectorAudio",
                                          "LectorPolicy", "CPulse", "CSystemd", "LectorNeural", "LectorNeuralSpeech", "LectorSpeech", "LectorCore",
+                                         "LectorSpawn",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         .testTarget(name: "LectorCoreTests", dependencies: ["LectorCore"]),
@@ -138,11 +155,14 @@ let package = Package(
         .testTarget(name: "LectorPolicyTests", dependencies: ["LectorPolicy"]),
         .testTarget(name: "LectorConfigTests", dependencies: ["LectorConfig"]),
         .testTarget(name: "LectorViewTests", dependencies: ["LectorView"]),
-        .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-bench"]),
+        // Every test that runs `lector serve` or `lector view` needs lectord and lector-view built too.
+        .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "LectorSpawn", "lector", "lectord",
+                                                                   "lector-view", "lector-bench"]),
         // The test kit's own checks: private sessions, recorders, watchers, both sound servers.
         .testTarget(name: "LectorTestKitTests", dependencies: ["LectorTestKit", "lector-bench"]),
-        .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "LectorNeural", "lector", "lector-piper"]),
+        .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "LectorNeural", "lector", "lectord",
+                                                              "lector-view", "lector-piper"]),
         .testTarget(name: "LectorAudioPolicyTests",
-                    dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-bench"]),
+                    dependencies: ["LectorTestKit", "LectorCore", "lector", "lectord", "lector-bench"]),
     ]
 )

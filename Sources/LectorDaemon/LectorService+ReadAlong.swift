@@ -77,12 +77,17 @@ extension LectorService {
     }
 }
 
-/// Runs `lector view`, which finds or starts the read-along server and the browser, through the
-/// one spawner (LectorSpawn: no descriptor of ours leaks into it, default signals, its own
-/// session). The daemon never waits for it on the loop; a background thread reaps it.
+/// Runs `lector view` (the CLI, found by `OwnExecutable.sibling`: beside this program in a build
+/// tree, PREFIX/bin/lector when installed), which finds or starts the read-along server and the
+/// browser, through the one spawner (LectorSpawn: no descriptor of ours leaks into it, default
+/// signals, its own session). The daemon never waits for it on the loop; a background thread reaps it.
 enum ReadAlongLauncher {
     static func open() {
-        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return }
+        let found = OwnExecutable.sibling(named: "lector")
+        guard let executable = found.path else {
+            Journal.log(.warning, "Raise: could not run lector view: \(found)")
+            return
+        }
         let null = Glibc.open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { if null >= 0 { close(null) } }
         do {

@@ -9,7 +9,7 @@ import LectorSpawn
 /// within `hangSeconds` is reaped (killed first if it hangs) and its run fails by name; the
 /// caller starts a new one if it wants.
 ///
-///     let worker = try PiperWorker(executable: "/usr/lib/lector/lector-piper", modelPath: joe)
+///     let worker = try PiperWorker(executable: "/usr/libexec/lector/lector-piper", modelPath: joe)
 ///     let audio = try worker.speak(ids: ids, lengthScale: 1, cancellation: SynthesisCancellation())
 ///     worker.close()
 public final class PiperWorker: PiperSpeaker, @unchecked Sendable {   // `reaped` under `lock`; runs from one thread
@@ -23,19 +23,17 @@ public final class PiperWorker: PiperSpeaker, @unchecked Sendable {   // `reaped
     private let lock = NSLock()
     private var reaped: String?
 
-    /// Where Lector's voice worker is installed, beside the running program: the same directory
-    /// (a build tree, `~/.local/bin`), then `../lib/lector` (`/usr/bin` → `/usr/lib/lector`).
+    /// Where Lector's voice worker is installed with the running program (`OwnExecutable.sibling`):
+    /// beside it (a build tree, `~/.local/bin`; the daemon in `/usr/libexec/lector`), then
+    /// `PREFIX/libexec/lector` (`/usr/bin/lector` → `/usr/libexec/lector/lector-piper`).
     /// `LECTOR_PIPER_WORKER` names it instead.
     public static func installedExecutable(environment: [String: String] = ProcessInfo.processInfo.environment)
         -> (path: String?, looked: [String]) {
         if let path = environment["LECTOR_PIPER_WORKER"], !path.isEmpty {
             return (FileManager.default.isExecutableFile(atPath: path) ? path : nil, [path])
         }
-        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let candidates = [own.appendingPathComponent("lector-piper").path,
-                          own.deletingLastPathComponent().appendingPathComponent("lib/lector/lector-piper").path,
-                          "/usr/lib/lector/lector-piper"]
-        return (candidates.first { FileManager.default.isExecutableFile(atPath: $0) }, candidates)
+        let found = OwnExecutable.sibling(named: "lector-piper")
+        return (found.path, found.looked)
     }
 
     /// Starts the worker and waits (at most `loadSeconds`) for its voice to load. Throws the

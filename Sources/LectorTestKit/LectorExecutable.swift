@@ -1,4 +1,5 @@
 import Foundation
+import LectorSpawn
 
 /// Where the `lector` executable under test is: `LECTOR_BIN`, else next to the test bundle in the
 /// build products directory (`.build/debug/lector`), walking up a few levels if needed.
@@ -16,6 +17,9 @@ public enum BuiltProduct {
             return override
         }
         var starts: [URL] = []
+        if let directory = OwnExecutable.directory {
+            starts.append(URL(fileURLWithPath: directory))
+        }
         if let first = CommandLine.arguments.first {
             starts.append(URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent())
         }
@@ -46,10 +50,9 @@ extension LectorExecutable {
     /// For the benchmarks: `override`, else the `lector` next to the running executable
     /// (`.build/release/lector-bench` -> `.build/release/lector`). Throws if it is not executable.
     public static func besideThisExecutable(override: String?) throws -> String {
-        let path = override ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("lector").path
+        let path = override ?? ((OwnExecutable.directory ?? ".") + "/lector")
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw TestKitError.failed("no lector executable at \(path); build it (swift build --product lector) or pass --lector")
+            throw TestKitError.failed("no lector executable at \(path); build it with lectord and lector-view beside it (swift build -c release) or pass --lector")
         }
         return URL(fileURLWithPath: path).standardizedFileURL.path
     }

@@ -1,9 +1,11 @@
 import Foundation
 import Hummingbird
+import LectorSpawn
 import NIOCore
 
 /// The page's files (Page/: index.html, app.js, app.css), plain and unbuilt. Found in
-/// `$LECTOR_VIEW_ASSETS`, then `<prefix>/share/lector/view` beside the installed binary, then the
+/// `$LECTOR_VIEW_ASSETS`, then `PREFIX/share/lector/view` of the installed program
+/// (`OwnExecutable.prefix`: /usr for /usr/libexec/lector/lector-view), then the
 /// source tree this was built from.
 public struct PageAssets: Sendable {
     public let directory: URL
@@ -18,9 +20,9 @@ public struct PageAssets: Sendable {
         if let explicit = ProcessInfo.processInfo.environment["LECTOR_VIEW_ASSETS"] {
             candidates.append(URL(fileURLWithPath: explicit))
         }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        candidates.append(executable.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("share/lector/view"))
+        if let prefix = OwnExecutable.prefix {
+            candidates.append(URL(fileURLWithPath: prefix).appendingPathComponent("share/lector/view"))
+        }
         candidates.append(URL(fileURLWithPath: "/usr/share/lector/view"))
         candidates.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Page"))
         return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("index.html").path) }

@@ -12,10 +12,10 @@ struct LectorBench: ParsableCommand {
         abstract: "Measure lector in private D-Bus + PulseAudio sessions (docs/benchmarks.md).",
         discussion: """
             Lines starting with "BENCH " are JSON, one per metric. Use a release build for figures that matter:
-              swift build -c release --product lector && swift build -c release --product lector-bench
+              swift build -c release      (lector-bench, lector and the lectord and lector-view it runs beside it)
             """,
         subcommands: [Suite.self, Latency.self, Idle.self, NarrationYield.self, Power.self, Player.self, GetAll.self,
-                      Policy.self, ReadAlong.self, Neural.self, Soak.self, Sink.self, PulseProbe.self],
+                      Policy.self, ReadAlong.self, Neural.self, Soak.self, Sink.self, Startup.self, PulseProbe.self],
         defaultSubcommand: Suite.self)
 }
 

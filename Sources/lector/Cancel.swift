@@ -5,6 +5,7 @@ import LectorInterface
 /// `lector cancel ID | --all`: ends a waiting or speaking announcement (reason "cancelled").
 struct Cancel: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "cancel",
         abstract: "Cancel an announcement by id, or all of them.",
         discussion: """
             Ids are printed by `lector say --print-id` and listed by `lector queue`.

@@ -7,6 +7,7 @@ import LectorInterface
 /// the one being read marked. Read-only: it never starts a daemon.
 struct Chapters: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "chapters",
         abstract: "List the chapters of the book being read.",
         discussion: """
             Number, title (indented by its depth in the table of contents) and duration at the \

@@ -134,7 +134,7 @@ final class DaemonClient {
         FileHandle.standardError.write(Data("lector: speech \(id) cancelled\n".utf8))
     }
 
-    /// No activation file: starts `lector serve` detached (`DaemonLauncher`), and waits until it
+    /// No activation file: starts the daemon (`lectord`) detached (`DaemonLauncher`), and waits until it
     /// owns its name.
     private func startDaemon() throws {
         let launched = try DaemonLauncher.launch()
@@ -142,7 +142,7 @@ final class DaemonClient {
         while Date() < deadline {
             if (try? daemonIsRunning()) == true { return }
             if let status = launched.exitStatus() {
-                throw CLIError("lector serve exited with status \(status)" + (launched.log.map { "; its log: \($0)" } ?? ""))
+                throw CLIError("the daemon (lectord) exited with status \(status)" + (launched.log.map { "; its log: \($0)" } ?? ""))
             }
             usleep(20_000)
         }

@@ -2,7 +2,8 @@ import Foundation
 import Glibc
 import LectorSpawn
 
-/// Starts `lector serve` for a CLI command when no activation file does it: detached, so it
+/// Starts the daemon (`lectord`, the program `lector serve` runs, found by
+/// `OwnExecutable.sibling`) for a CLI command when no activation file does it: detached, so it
 /// never talks into the terminal that happened to start it and a Ctrl-C or a closed terminal
 /// there does not end it. Its own session (setsid: no controlling terminal, not in the shell's
 /// process group), standard input and output on /dev/null, the default signal dispositions
@@ -31,7 +32,8 @@ enum DaemonLauncher {
     static let logLimit = 1 << 20
 
     static func launch(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Launched {
-        let executable = try lectorExecutable()
+        let found = OwnExecutable.sibling(named: "lectord")
+        guard let executable = found.path else { throw CLIError("cannot start the daemon: \(found)") }
         let log = logsToJournal(environment) ? nil : logFile(environment)
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         guard null >= 0 else { throw CLIError("cannot open /dev/null: \(String(cString: strerror(errno)))") }
@@ -48,21 +50,12 @@ enum DaemonLauncher {
         defer { if errorOutput != null { close(errorOutput) } }
 
         do {
-            let pid = try Spawn.start(executable, arguments: ["serve"], environment: environment,
+            let pid = try Spawn.start(executable, arguments: [], environment: environment,
                                       stdio: [null, null, errorOutput], detach: .session)
             return Launched(pid: pid, log: log)
         } catch {
-            throw CLIError("cannot start \(executable) serve: \(String(cString: strerror(error.code)))")
+            throw CLIError("cannot start \(executable): \(String(cString: strerror(error.code)))")
         }
-    }
-
-    /// This very program: argv[0] resolved, or /proc/self/exe.
-    private static func lectorExecutable() throws -> String {
-        let named = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
-        if FileManager.default.isExecutableFile(atPath: named), named.hasPrefix("/") { return named }
-        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        guard FileManager.default.isExecutableFile(atPath: own) else { throw CLIError("cannot find the lector executable to start") }
-        return own
     }
 
     /// What the daemon's `Journal` decides: the journal unless LECTOR_LOG=stderr or no journald.

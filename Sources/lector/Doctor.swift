@@ -7,12 +7,14 @@ import LectorConfig
 import LectorCore
 import LectorInterface
 import LectorLoop
+import LectorSpawn
 import LectorSpeech
 import LectorState
 
 /// `lector doctor`: checks what Lector needs, one line per check, and says how to fix what is wrong.
 struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "doctor",
         abstract: "Check the bus, sound server, voices, config and installed files.",
         discussion: """
             Prints one line per check: ok, warning or FAIL, with what is wrong and how to fix it. \
@@ -362,10 +364,26 @@ struct InstalledFiles {
     }
 
     func check(_ report: inout Report, activatable: Set<String>?) {
+        checkPrograms(&report)
         let activation = checkActivationFile(&report, activatable: activatable)
         checkUnit(&report, activation: activation)
         checkDesktopFile(&report)
         checkIcon(&report)
+    }
+
+    /// The daemon and the read-along server, which `lector serve`, `lector view` and the CLI's
+    /// own start of the daemon run, found as they find them (`OwnExecutable.sibling`).
+    private func checkPrograms(_ report: inout Report) {
+        let daemon = OwnExecutable.sibling(named: "lectord"), view = OwnExecutable.sibling(named: "lector-view")
+        let fix = "Fix: install the lector package, or put it beside \(OwnExecutable.path ?? "lector") or in its ../libexec/lector/"
+        if daemon.path == nil {
+            report.add(.fail, "programs", "\(daemon): lector serve, and lector say or read without an activation file, "
+                + "cannot start the daemon. \(fix)")
+        } else if view.path == nil {
+            report.add(.warning, "programs", "lectord: \(daemon.path ?? ""); \(view): lector view cannot show the read-along page. \(fix)")
+        } else {
+            report.add(.ok, "programs", "lectord: \(daemon.path ?? ""), lector-view: \(view.path ?? "")")
+        }
     }
 
     /// The first activation file found, parsed.
@@ -378,7 +396,7 @@ struct InstalledFiles {
                     + "but the session bus can start \(BusNames.service) (from a service directory of its own)")
             } else {
                 report.add(.warning, "activation file", "no \(Self.activationFile) in \(directories.joined(separator: ", ")). "
-                    + "Fix: install the lector package, or: sed \"s|@bindir@|$HOME/.local/bin|\" "
+                    + "Fix: install the lector package, or: sed \"s|@libexecdir@|$HOME/.local/libexec|\" "
                     + "dbus/io.github.lector.Lector1.service.in > \(dataHome)/dbus-1/services/\(Self.activationFile)")
             }
             return nil
@@ -391,7 +409,7 @@ struct InstalledFiles {
                 + "Fix: reinstall it")
         } else if !FileManager.default.isExecutableFile(atPath: program) {
             report.add(.fail, "activation file", "\(path) runs \(program.isEmpty ? "nothing" : program), which is not an executable. "
-                + "Fix: correct its Exec= line to the lector you installed (\(Self.selfPath)) serve")
+                + "Fix: correct its Exec= line to the daemon you installed (\(Self.daemonPath))")
         } else if canStart == false {
             report.add(.warning, "activation file", "\(path) exists, but the session bus does not list \(BusNames.service) as activatable. "
                 + "Fix: busctl --user call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig "
@@ -407,7 +425,7 @@ struct InstalledFiles {
             if let service = activation?["SystemdService"] {
                 report.add(.warning, "systemd unit", "the activation file hands the start to \(service), but no \(Self.unitFile) is installed, "
                     + "so activation fails where the bus is run by systemd. Fix: install packaging/systemd/lector.service to "
-                    + "\(configHome)/systemd/user/ (ExecStart= your lector) and run systemctl --user daemon-reload")
+                    + "\(configHome)/systemd/user/ (ExecStart= your lectord) and run systemctl --user daemon-reload")
             } else {
                 report.add(.warning, "systemd unit", "no \(Self.unitFile) in \(unitSearchPath.joined(separator: ", ")) "
                     + "(optional: with it systemd supervises and restarts the daemon). Fix: install the lector package")
@@ -418,7 +436,7 @@ struct InstalledFiles {
         let program = exec.split(separator: " ").first.map { String($0.drop { "-@:+!".contains($0) }) } ?? ""
         if !FileManager.default.isExecutableFile(atPath: program) {
             report.add(.fail, "systemd unit", "\(path) runs \(program.isEmpty ? "nothing" : program), which is not an executable. "
-                + "Fix: correct ExecStart= (\(Self.selfPath) serve), then systemctl --user daemon-reload")
+                + "Fix: correct ExecStart= (\(Self.daemonPath)), then systemctl --user daemon-reload")
         } else {
             report.add(.ok, "systemd unit", "\(path) (ExecStart=\(exec))")
         }
@@ -475,7 +493,8 @@ struct InstalledFiles {
         return result
     }
 
-    static var selfPath: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/usr/bin/lector"
+    /// The daemon's program as installed with this CLI, for the fixes this suggests.
+    static var daemonPath: String {
+        OwnExecutable.sibling(named: "lectord").path ?? "/usr/libexec/lector/lectord"
     }
 }

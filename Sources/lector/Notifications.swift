@@ -6,6 +6,7 @@ import LectorInterface
 /// stop; which apps are read.
 struct Notifications: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "notifications",
         abstract: "Read desktop notifications aloud or not, and choose the apps.",
         discussion: """
             Only allowed apps are read, as "app: summary" (the body only with read-body = true), \

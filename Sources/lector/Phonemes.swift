@@ -12,6 +12,7 @@ import LectorSpeech
 /// entry and check it before listening again. Runs espeak-ng itself: needs no daemon.
 struct Phonemes: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "phonemes",
         abstract: "Show what espeak-ng says for a text or a chapter, lexicons applied.",
         discussion: """
             Standard output gets espeak-ng's phoneme mnemonics, one line per clause (for a book: \

@@ -5,6 +5,7 @@ import LectorInterface
 /// `lector queue`: what is being spoken and what waits, in the order it will be spoken.
 struct Queue: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "queue",
         abstract: "List the announcement being spoken and the waiting ones.",
         discussion: """
             One line each: id, priority, state (speaking or waiting) and the start of the text. \

@@ -7,6 +7,7 @@ import LectorInterface
 /// `lector rate [1.4]`: the speed of the book being read, remembered for that book.
 struct Rate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "rate",
         abstract: "Show or set the speed of the book being read (remembered per book).",
         discussion: """
             1.0 is normal, from 0.5 to 2.5; it changes at the next word. Other books keep \

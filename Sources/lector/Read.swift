@@ -7,6 +7,7 @@ import LectorInterface
 /// `lector read`: open a book in the daemon and start reading it aloud.
 struct Read: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "read",
         abstract: "Read a book (EPUB or plain text) aloud, resuming where you stopped.",
         discussion: """
             The book then shows in media controls (MPRIS: org.mpris.MediaPlayer2.lector), so media \

@@ -7,6 +7,7 @@ import LectorInterface
 /// `lector say`: like `spd-say`, through the running daemon (started on demand).
 struct Say: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "say",
         abstract: "Speak a text through the Lector daemon.",
         discussion: """
             The daemon is started by D-Bus activation if none runs (or, without an installed \

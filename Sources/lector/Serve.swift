@@ -1,23 +1,18 @@
 import ArgumentParser
-import LectorDaemon
+import LectorSpawn
 
-/// `lector serve`: what systemd or D-Bus activation starts.
+/// `lector serve`: the daemon. It is a program of its own, `lectord` (installed beside this one
+/// in a build tree, else in PREFIX/libexec/lector: `OwnExecutable.sibling`), which this execs:
+/// the same process goes on as the daemon, so whatever started `lector serve` (a unit, the bus,
+/// a script, a test) watches and signals the daemon itself. The CLI links none of the daemon.
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the Lector daemon on the session bus (io.github.lector.Lector1).")
+        commandName: "serve",
+        abstract: "Run the Lector daemon on the session bus (io.github.lector.Lector1).",
+        discussion: "Runs lectord, the daemon's own program (installed in /usr/libexec/lector by the package).")
 
     func run() throws {
-        // The daemon's loop is the main thread (its state is @MainActor); commands run there.
-        let status: Int32 = MainActor.assumeIsolated {
-            do {
-                let service = try LectorService()
-                return try service.run()
-            } catch {
-                Journal.log(.error, "cannot serve: \(error)")
-                return 1
-            }
-        }
-        // Not asked to stop (the bus went away, the loop failed): a failure, so systemd restarts us.
-        if status != 0 { throw ExitCode(status) }
+        let failure = OwnExecutable.replace(with: "lectord", arguments: [])
+        throw CLIError("cannot serve: \(failure)")
     }
 }

@@ -7,6 +7,7 @@ import LectorInterface
 /// `lector skip -15s | +30s | +2m`: move back or ahead in the book, across chapters.
 struct Skip: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "skip",
         abstract: "Skip back or ahead in the book being read.",
         discussion: """
             Book time, as MPRIS Seek counts it (at 2× speed, +30s is 15 s of listening). It goes \

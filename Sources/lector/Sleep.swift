@@ -7,6 +7,7 @@ import LectorInterface
 /// `lector sleep 20m | 1h30m | chapter | off`: pause narration later, fading the last 20 s.
 struct Sleep: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sleep",
         abstract: "Pause narration after a while of listening, or at the chapter's end.",
         discussion: """
             The time counts while narration plays (a pause holds it), up to 24h. The last 20 s \

@@ -6,6 +6,7 @@ import LectorBus
 /// `lector status`: what is being read, where, and (with --follow) as it goes.
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show the book, chapter and position being read.",
         discussion: """
             With --follow: a live progress bar on a terminal, one line per change otherwise. \

@@ -4,18 +4,20 @@ import Glibc
 import LectorBus
 import LectorInterface
 import LectorSpawn
-import LectorView
 
 /// `lector view`: the read-along page, in the default browser.
 ///
 /// The page is served by a small server of its own (not the daemon), on 127.0.0.1 with a secret
 /// token in its address; one runs per session and exits some minutes after its last page closed.
-/// MPRIS `Raise` and the desktop entry run this too.
+/// That server is a program of its own, `lector-view` (found like `lectord`:
+/// `OwnExecutable.sibling`), so the CLI links none of Hummingbird or NIO: `lector view` starts it
+/// (or execs it, with --no-browser or --serve). MPRIS `Raise` and the desktop entry run this too.
 ///
 ///     lector view                 # opens the page (starts the server if none runs)
 ///     lector view --no-browser    # prints the page's address and serves until idle (scripts, tests)
 struct View: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "view",
         abstract: "Open the read-along page: the book, the word being heard marked.",
         discussion: """
             Examples:
@@ -29,12 +31,13 @@ struct View: ParsableCommand {
     @Option(help: ArgumentHelp("Exit this many seconds after the last page closed.", valueName: "seconds"))
     var idleExit: Double = 300
 
-    /// How D-Bus activation (io.github.lector.View1.service) and `lector view` itself start the
-    /// server: serve in the foreground, printing nothing (the address holds the page's token).
+    /// Serve in the foreground, printing nothing (the address holds the page's token): becomes
+    /// `lector-view`, which D-Bus activation (io.github.lector.View1.service) and the unit run
+    /// directly. Kept for activation files and units written for the single `lector` program.
     @Flag(help: .hidden)
     var serve = false
 
-    /// With --serve: print the address once, for the `lector view` that started this server.
+    /// With --serve: print the address once, then nothing (`lector-view --report-url`).
     @Flag(help: .hidden)
     var reportUrl = false
 
@@ -43,54 +46,43 @@ struct View: ParsableCommand {
     }
 
     func run() throws {
-        // Started as the server (by D-Bus activation, or by `lector view`): never ask the bus for
+        // Started as the server (by an old activation file, or by hand): never ask the bus for
         // the server first, since that would wait on this very activation.
         if serve {
-            try runServer(printing: reportUrl, detached: reportUrl)
-            return
+            throw Self.becomeServer(reportUrl ? ["--report-url"] : [], idleExit: idleExit)
         }
-        if let url = Self.runningServerURL() {
+        if let url = Bus.readAlongServerURL() {
             if noBrowser { print(url) } else { try Self.open(url) }
             return
         }
         if noBrowser {
-            try runServer(printing: true, detached: false)
+            throw Self.becomeServer(["--print-url"], idleExit: idleExit)
         } else {
             try Self.open(try startServer())
         }
     }
 
-    /// Serves here until idle or a signal; prints the address first when `printing`.
-    private func runServer(printing: Bool, detached: Bool) throws {
-        let (status, lost): (Int32, Bool) = try MainActor.assumeIsolated {
-            var options = ViewService.Options()
-            options.idleExitSeconds = idleExit
-            let service = try ViewService(options: options)
-            let status = try service.run { url in
-                guard printing else { return }
-                // Unbuffered: whoever started us reads this line before anything else happens.
-                FileHandle.standardOutput.write(Data((url + "\n").utf8))
-                // Started by `lector view`: it has read the address; nothing more goes to its pipe.
-                if detached { Self.silenceOutput() }
-            }
-            return (status, service.lostToAnotherServer)
-        }
-        if lost, printing, let url = Self.runningServerURL() {
-            // Another started at the same moment: use it.
-            FileHandle.standardOutput.write(Data((url + "\n").utf8))
-        }
-        if status != 0 { throw ExitCode(status) }
+    /// Goes on as `lector-view` in this process (exec), serving in the foreground; returns only
+    /// the error if it cannot.
+    private static func becomeServer(_ arguments: [String], idleExit: Double) -> CLIError {
+        let failure = OwnExecutable.replace(with: "lector-view", arguments: arguments + ["--idle-exit", String(idleExit)])
+        return CLIError("cannot start the read-along server: \(failure)")
     }
 
-    /// Starts `lector view` as a server of its own (its own session, no terminal) and returns the
+    /// Starts `lector-view` as a server of its own (its own session, no terminal) and returns the
     /// address it prints.
     private func startServer() throws -> String {
         var pipe: [Int32] = [0, 0]
         guard Glibc.pipe(&pipe) == 0 else { throw CLIError("cannot start the read-along server: \(String(cString: strerror(errno)))") }
         let null = Glibc.open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { if null >= 0 { close(null) } }
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let arguments = ["view", "--serve", "--report-url", "--idle-exit", String(idleExit)]
+        let found = OwnExecutable.sibling(named: "lector-view")
+        guard let executable = found.path else {
+            close(pipe[0])
+            close(pipe[1])
+            throw CLIError("cannot start the read-along server: \(found)")
+        }
+        let arguments = ["--report-url", "--idle-exit", String(idleExit)]
         let spawned = Result { () throws(Spawn.Failure) in
             try Spawn.start(executable, arguments: arguments, environment: ProcessInfo.processInfo.environment,
                             stdio: [null, pipe[1], null], detach: .session)
@@ -110,34 +102,12 @@ struct View: ParsableCommand {
         return String(decoding: line, as: UTF8.self)
     }
 
-    /// The address of the server running in this session, if any; D-Bus activation starts one
-    /// where its activation file is installed (the package), under its own unit.
-    static func runningServerURL() -> String? {
-        guard let bus = try? Bus.session() else { return nil }
-        defer { bus.close() }
-        guard let reply = try? bus.call(destination: ViewNames.service, path: ViewNames.path,
-                                        interface: "org.freedesktop.DBus.Properties", member: "Get", { writer in
-                                            try writer.append(ViewNames.interface)
-                                            try writer.append("Url")
-                                        }) else { return nil }
-        return (try? reply.readDisplayVariant()).flatMap { $0.isEmpty ? nil : $0 }
-    }
-
     /// Opens `url` with the desktop's browser, or says where to go.
     static func open(_ url: String) throws {
         if PageOpener.open(url) {
             print("Opened the read-along page in your browser.")
         } else {
             print("Open this address in your browser: \(url)")
-        }
-    }
-
-    /// After the address was read, stdout goes nowhere (the pipe's reader is gone).
-    static func silenceOutput() {
-        let null = Glibc.open("/dev/null", O_WRONLY)
-        if null >= 0 {
-            dup2(null, 1)
-            close(null)
         }
     }
 }

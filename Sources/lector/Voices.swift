@@ -10,6 +10,7 @@ import LectorSpeech
 /// are what they always were.
 struct Voices: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "voices",
         abstract: "List the installed voices and their languages; add a Piper voice.",
         discussion: """
             Without a subcommand, lists the voices (voices list --help says more); voices add \

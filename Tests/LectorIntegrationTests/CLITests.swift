@@ -61,7 +61,9 @@ final class CLITests: XCTestCase {
         let session = try TestSession()
         defer { session.shutdown() }
         let recording = try session.record()
-        try session.installDBusService(name: LectorFixture.service, executable: lector, arguments: ["serve"])
+        // As the package's activation file: Exec=/usr/libexec/lector/lectord.
+        let lectord = BuiltProduct.path(named: "lectord", overrideVariable: "LECTORD_BIN")
+        try session.installDBusService(name: LectorFixture.service, executable: lectord)
         XCTAssertFalse(try session.busNameHasOwner(LectorFixture.service))
 
         let called = Date()
@@ -79,7 +81,7 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(variables.contains("DBUS_STARTER_BUS_TYPE=session"),
                       "the daemon (pid \(pid)) was not started by D-Bus activation: \(variables.filter { $0.hasPrefix("DBUS") })")
         let cmdline = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
-        XCTAssertTrue(cmdline.hasSuffix("serve\0") || cmdline.hasSuffix("serve"), cmdline)
+        XCTAssertTrue(cmdline.hasSuffix("/lectord\0"), cmdline)
     }
 
     func testSayStartsTheDaemonItselfWithoutAnActivationFile() throws {

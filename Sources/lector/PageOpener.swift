@@ -4,9 +4,9 @@ import Glibc
 /// Opens the page in the desktop's browser with `xdg-open` (which honours `$BROWSER`).
 ///
 ///     PageOpener.open("http://127.0.0.1:40123/?token=…")   // false: no browser could be started
-public enum PageOpener {
+enum PageOpener {
     @discardableResult
-    public static func open(_ url: String) -> Bool {
+    static func open(_ url: String) -> Bool {
         var pid: pid_t = 0
         var arguments: [UnsafeMutablePointer<CChar>?] = [strdup("xdg-open"), strdup(url), nil]
         defer { for argument in arguments { free(argument) } }

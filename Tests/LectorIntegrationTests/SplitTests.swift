@@ -1,0 +1,205 @@
+import Foundation
+import LectorSpawn
+import LectorTestKit
+import XCTest
+
+/// Three programs, each linking only what it runs (issue 23): the `lector` CLI links none of the
+/// daemon (LectorDaemon) and none of the read-along server (LectorView, Hummingbird, NIO,
+/// ServiceLifecycle); `lectord` and `lector-view` are the daemon and the server; `lector serve`
+/// and `lector view` still reach them (the same process, exec'd).
+final class SplitTests: XCTestCase {
+    private var lector: String { LectorExecutable.path }
+    private var lectord: String { BuiltProduct.path(named: "lectord", overrideVariable: "LECTORD_BIN") }
+    private var lectorView: String { BuiltProduct.path(named: "lector-view", overrideVariable: "LECTOR_VIEW_BIN") }
+
+    /// Swift modules whose code must not be in the CLI, as their names appear in mangled symbols
+    /// (`$s12LectorDaemon…`: the name's length, then the name).
+    static let daemonModules = ["LectorDaemon"]
+    static let viewModules = ["LectorView", "Hummingbird", "HummingbirdCore", "NIOCore", "NIOPosix", "ServiceLifecycle"]
+
+    /// The modules of `modules` that define at least one symbol in `binary` (its full symbol
+    /// table, `nm --defined-only`). Fails the test if nm cannot read it.
+    private func modulesDefined(in binary: String, of modules: [String],
+                                file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        let result = try runTool("nm", ["--defined-only", binary])
+        XCTAssertEqual(result.status, 0, "nm \(binary): \(result.stderr)", file: file, line: line)
+        let symbols = result.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last }
+        XCTAssertGreaterThan(symbols.count, 1000, "nm listed almost nothing in \(binary): stripped?", file: file, line: line)
+        return modules.filter { module in
+            let mangled = "\(module.utf8.count)\(module)"
+            return symbols.contains { $0.hasPrefix("$s") && $0.contains(mangled) }
+        }
+    }
+
+    /// A tool from PATH, outside any private session, to completion.
+    private func runTool(_ tool: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    // MARK: - What each program links
+
+    func testTheCLILinksNeitherTheDaemonNorTheReadAlongServer() throws {
+        let linked = try modulesDefined(in: lector, of: Self.daemonModules + Self.viewModules)
+        XCTAssertEqual(linked, [], "the lector CLI (\(lector)) has code of \(linked)")
+        // The CLI's own commands are there (the check reads real symbols, not an empty table).
+        XCTAssertEqual(try modulesDefined(in: lector, of: ["LectorBus", "ArgumentParser"]), ["LectorBus", "ArgumentParser"])
+    }
+
+    /// The same check finds what each of the other two programs is made of, so it can fail.
+    func testTheDaemonAndTheServerHoldWhatTheCLILeavesOut() throws {
+        XCTAssertEqual(try modulesDefined(in: lectord, of: Self.daemonModules + Self.viewModules), Self.daemonModules,
+                       "lectord: the daemon, and none of the read-along server")
+        XCTAssertEqual(try modulesDefined(in: lectorView, of: Self.daemonModules + Self.viewModules), Self.viewModules,
+                       "lector-view: the read-along server, and none of the daemon")
+    }
+
+    // MARK: - lector serve, lector view
+
+    /// `lector serve` becomes lectord in the same process: what started it watches the daemon.
+    func testLectorServeExecsLectord() throws {
+        let session = try TestSession()
+        defer { session.shutdown() }
+        let daemon = try session.spawn(lector, ["serve"], extraEnvironment: ["LECTOR_LOG": "stderr"])
+        try session.waitForBusName(LectorFixture.service, timeout: 15)
+        XCTAssertEqual(try busOwnerPID(session, LectorFixture.service), daemon.pid, "the bus name's owner is not the process started")
+        XCTAssertEqual(executable(of: daemon.pid), canonical(lectord), daemon.output)
+        daemon.terminate()
+        XCTAssertEqual(daemon.exitStatus, 0, "SIGTERM to the pid `lector serve` started ends the daemon cleanly\n\(daemon.output)")
+    }
+
+    /// `lector view --no-browser` becomes lector-view in the same process and prints the page's
+    /// address; `lector view --serve` (old activation files) does too and takes the server's name.
+    func testLectorViewExecsLectorView() throws {
+        let session = try TestSession()
+        defer { session.shutdown() }
+        let server = try session.spawn(lector, ["view", "--no-browser", "--idle-exit", "60"])
+        var address: String?
+        let deadline = Date(timeIntervalSinceNow: 15)
+        while address == nil, server.isRunning, Date() < deadline {
+            address = server.standardOutput.split(separator: "\n").first.map(String.init)
+            usleep(20_000)
+        }
+        XCTAssertTrue(address?.hasPrefix("http://127.0.0.1:") == true, "no address: \(server.output)")
+        XCTAssertEqual(executable(of: server.pid), canonical(lectorView), server.output)
+        try session.waitForBusName("io.github.lector.View1", timeout: 10)
+        XCTAssertEqual(try busOwnerPID(session, "io.github.lector.View1"), server.pid)
+        // With a server running, `lector view --no-browser` only prints its address.
+        let again = try session.run(lector, ["view", "--no-browser"], timeout: 15)
+        XCTAssertEqual(again.status, 0, "\(again)")
+        XCTAssertEqual(again.stdout.trimmingCharacters(in: .whitespacesAndNewlines), address)
+        server.terminate()
+        XCTAssertEqual(server.exitStatus, 0, server.output)
+
+        let served = try session.spawn(lector, ["view", "--serve", "--idle-exit", "60"])
+        try session.waitForBusName("io.github.lector.View1", timeout: 10)
+        XCTAssertEqual(executable(of: served.pid), canonical(lectorView), served.output)
+        XCTAssertEqual(try busOwnerPID(session, "io.github.lector.View1"), served.pid)
+    }
+
+    /// Without an activation file, the CLI starts lectord itself, detached.
+    func testTheCLIStartsLectordWithoutAnActivationFile() throws {
+        let session = try TestSession()
+        defer { session.shutdown() }
+        let say = try session.run(lector, ["say", "Started by the client."], timeout: 30)
+        XCTAssertEqual(say.status, 0, "\(say)\n\(session.diagnostics)")
+        let pid = try XCTUnwrap(busOwnerPID(session, LectorFixture.service))
+        XCTAssertEqual(executable(of: pid), canonical(lectord))
+        let cmdline = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+        XCTAssertEqual(cmdline, canonical(lectord) + "\0", "started as plain lectord")
+    }
+
+    func testTheProgramsAnswerVersionAndRefuseStrayArguments() throws {
+        for program in [lector, lectord, lectorView] {
+            let version = try runTool(program, ["--version"])
+            XCTAssertEqual(version.status, 0, "\(program): \(version)")
+            XCTAssertTrue(version.stdout.hasPrefix((program as NSString).lastPathComponent + " "), "\(program): \(version)")
+        }
+        for (program, arguments) in [(lectord, ["--nonsense"]), (lectorView, ["serve"]), (lectorView, ["--idle-exit", "0"])] {
+            let refused = try runTool(program, arguments)
+            XCTAssertEqual(refused.status, 64, "\(program) \(arguments): \(refused)")
+            XCTAssertTrue(refused.stderr.contains("usage:"), "\(program) \(arguments): \(refused)")
+        }
+    }
+
+    /// A `lector` copied alone into a directory finds no lectord beside it nor in its
+    /// installation: `lector serve` fails naming where it looked, and doctor says so. (Where the
+    /// package is installed on this machine, it finds the package's lectord instead, by the rule.)
+    func testALectorAloneSaysWhereItLooked() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("lector-alone-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("bin"), withIntermediateDirectories: true)
+        let alone = root.appendingPathComponent("bin/lector").path
+        try FileManager.default.copyItem(atPath: lector, toPath: alone)
+        let packaged = "/usr/libexec/lector/lectord"
+        let session = try TestSession(sinks: [], startSoundServer: false)
+        defer { session.shutdown() }
+        let doctor = try session.run(alone, ["doctor", "--sound-server-timeout", "200"], timeout: 30)
+        let programs = doctor.stdout.split(separator: "\n").first { $0.contains(" programs: ") }.map(String.init) ?? ""
+        if FileManager.default.isExecutableFile(atPath: packaged) {
+            XCTAssertTrue(programs.hasPrefix("ok") && programs.contains(packaged), "\(doctor)")
+            return
+        }
+        XCTAssertTrue(programs.hasPrefix("FAIL"), "\(doctor)")
+        for place in ["\(root.path)/bin/lectord", "\(root.path)/libexec/lector/lectord", packaged] {
+            XCTAssertTrue(programs.contains(place), "doctor names \(place): \(programs)")
+        }
+        let serve = try session.run(alone, ["serve"], timeout: 10)
+        XCTAssertEqual(serve.status, 1, "\(serve)")
+        XCTAssertTrue(serve.stderr.contains("cannot find Lector's lectord program: looked in \(root.path)/bin/lectord"), "\(serve)")
+        XCTAssertFalse(try session.busNameHasOwner(LectorFixture.service))
+    }
+
+    // MARK: - Where Lector's programs are found
+
+    /// The one rule (`OwnExecutable.sibling`), on a package-like tree: the CLI in PREFIX/bin finds
+    /// the daemon and server in PREFIX/libexec/lector; the daemon finds its worker beside it and
+    /// the CLI in PREFIX/bin; a build tree finds everything beside.
+    func testSiblingsAreFoundBesideThenInTheInstallation() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("lector-split-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let prefix = root.appendingPathComponent("usr").path
+        let build = root.appendingPathComponent("build").path
+        for path in ["\(prefix)/bin/lector", "\(prefix)/libexec/lector/lectord", "\(prefix)/libexec/lector/lector-view",
+                     "\(prefix)/libexec/lector/lector-piper", "\(build)/lector", "\(build)/lectord"] {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("#!/bin/sh\n".utf8),
+                                                         attributes: [.posixPermissions: 0o755]))
+        }
+        let cli = "\(prefix)/bin/lector", daemon = "\(prefix)/libexec/lector/lectord"
+        XCTAssertEqual(OwnExecutable.sibling(named: "lectord", besideProgram: cli).path, daemon)
+        XCTAssertEqual(OwnExecutable.sibling(named: "lector-view", besideProgram: cli).path, "\(prefix)/libexec/lector/lector-view")
+        XCTAssertEqual(OwnExecutable.sibling(named: "lector-piper", besideProgram: daemon).path, "\(prefix)/libexec/lector/lector-piper")
+        XCTAssertEqual(OwnExecutable.sibling(named: "lector", besideProgram: daemon).path, cli)
+        XCTAssertEqual(OwnExecutable.sibling(named: "lectord", besideProgram: "\(build)/lector").path, "\(build)/lectord")
+        let missing = OwnExecutable.sibling(named: "lector-view", besideProgram: "\(build)/lector")
+        XCTAssertEqual(Array(missing.looked.prefix(3)), ["\(build)/lector-view", "\(root.path)/libexec/lector/lector-view",
+                                                        "\(root.path)/bin/lector-view"])
+        XCTAssertEqual(Array(missing.looked.dropFirst(3)), ["/usr/libexec/lector/lector-view", "/usr/bin/lector-view"],
+                       "then the package's places, never PATH")
+    }
+
+    // MARK: - Helpers
+
+    private func busOwnerPID(_ session: TestSession, _ name: String) throws -> Int32? {
+        let owner = try session.run("busctl", ["--user", "--json=short", "status", name])
+        return owner.stdout.range(of: #"PID=[0-9]+"#, options: .regularExpression).flatMap { Int32(owner.stdout[$0].dropFirst(4)) }
+    }
+
+    private func executable(of pid: Int32) -> String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+    }
+
+    private func canonical(_ path: String) -> String {
+        URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
+    }
+}
