@@ -12,6 +12,13 @@ struct PauseAndPlay {
     var playFloor: Double?
 
     static let floor: Int16 = 16
+
+    /// Appends each figure that was measured to `samples` ("pause", "play", "pauseFloor", "playFloor").
+    func record(into samples: inout [String: [Double]]) {
+        for (key, value) in [("pause", pause), ("play", play), ("pauseFloor", pauseFloor), ("playFloor", playFloor)] {
+            if let value { samples[key, default: []].append(value) }
+        }
+    }
     /// parec's latency on the monitor for these figures. A null sink renders as far ahead as its
     /// lowest-latency client asks (here the recorder), and `MonitorRecording` dates samples back
     /// from their arrival: at the test kit's 5 ms a play was dated ~3 ms before the daemon got

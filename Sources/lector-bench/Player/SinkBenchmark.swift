@@ -118,11 +118,7 @@ struct Sink: ParsableCommand {
             result["open"] = [heard.timeIntervalSince(open) * 1000]
             Thread.sleep(forTimeInterval: 1)
             for _ in 0..<pauses {
-                let step = try PauseAndPlay.measure(name, in: session, recording: recording)
-                for (key, value) in [("pause", step.pause), ("play", step.play), ("pauseFloor", step.pauseFloor),
-                                     ("playFloor", step.playFloor)] {
-                    if let value { result[key, default: []].append(value) }
-                }
+                try PauseAndPlay.measure(name, in: session, recording: recording).record(into: &result)
                 Thread.sleep(forTimeInterval: 0.6)
             }
             Thread.sleep(forTimeInterval: 0.5)

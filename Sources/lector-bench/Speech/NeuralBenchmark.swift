@@ -273,17 +273,10 @@ struct Neural: ParsableCommand {
         figures["wakeups"] = Double(switches) / seconds
         figures["reading"] = ProcessProbe.residentKiB(daemon.pid).map { Double($0) / 1024 }
         figures["worker"] = worker.flatMap { ProcessProbe.residentKiB($0) }.map { Double($0) / 1024 }
-        var pauses: [Double] = [], plays: [Double] = []
-        for _ in 0..<self.pauses {
-            let step = try PauseAndPlay.measure("lector", in: session, recording: recording)
-            if let pause = step.pause { pauses.append(pause) }
-            if let play = step.play { plays.append(play) }
-            if let floor = step.pauseFloor { samples["pauseFloor", default: []].append(floor) }
-            if let floor = step.playFloor { samples["playFloor", default: []].append(floor) }
+        for _ in 0..<pauses {
+            try PauseAndPlay.measure("lector", in: session, recording: recording).record(into: &samples)
             Thread.sleep(forTimeInterval: 0.8)
         }
-        samples["pause", default: []] += pauses
-        samples["play", default: []] += plays
         figures["peak"] = ProcessProbe.peakResidentKiB(daemon.pid).map { Double($0) / 1024 }
         figures["workerPeak"] = worker.flatMap { ProcessProbe.peakResidentKiB($0) }.map { Double($0) / 1024 }
         _ = try session.run("playerctl", ["-p", "lector", "stop"])
