@@ -14,12 +14,6 @@ import LectorView
 //     lector-view --report-url [--idle-exit SECONDS]    print it, then nothing more: the `lector view`
 //                                                       that started this reads one line and leaves
 
-/// Writes `text` to standard error, unbuffered.
-func standardError(_ text: String) {
-    var text = text
-    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
-}
-
 let usage = """
     usage: lector-view [--print-url | --report-url] [--idle-exit SECONDS] | --version | --help
     Serves the read-along page on 127.0.0.1 until SECONDS (300) after its last page closed. \
@@ -28,7 +22,7 @@ let usage = """
     """
 
 func usageError(_ message: String) -> Never {
-    standardError("lector-view: \(message)\n" + usage)
+    FileHandle.standardError.write(Data(("lector-view: \(message)\n" + usage).utf8))
     exit(64)
 }
 
@@ -85,7 +79,7 @@ do {
     }
     lost = service.lostToAnotherServer
 } catch {
-    standardError("lector-view: \(error)\n")
+    FileHandle.standardError.write(Data(("lector-view: \(error)\n").utf8))
     exit(1)
 }
 if lost, printing, let url = Bus.readAlongServerURL() {

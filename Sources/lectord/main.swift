@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import LectorDaemon
 import LectorInterface
@@ -6,12 +7,6 @@ import LectorInterface
 // org.mpris.MediaPlayer2.lector). What D-Bus activation, the systemd unit and `lector serve`
 // (which execs this program) run. Installed as /usr/libexec/lector/lectord: users start it with
 // `lector serve` or not at all. It links the daemon and nothing of the CLI or the read-along page.
-
-/// Writes `text` to standard error, unbuffered.
-func standardError(_ text: String) {
-    var text = text
-    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
-}
 
 let usage = """
     usage: lectord [--version | --help]
@@ -30,7 +25,7 @@ case ["--help"], ["-h"]:
     print(usage, terminator: "")
     exit(0)
 case let other:
-    standardError("lectord: unexpected argument \(other[0])\n" + usage)
+    FileHandle.standardError.write(Data(("lectord: unexpected argument \(other[0])\n" + usage).utf8))
     exit(64)
 }
 
