@@ -2,16 +2,16 @@
 import PackageDescription
 
 // Layout (one job per target):
-//   C edges       CSystemd, CPulse, CEspeakNG, CLinux (system headers); one small C target per job Swift
+//   C edges       CSystemd, CLinux, CLibXML2 (system headers); one small C target per job Swift
 //                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue,
-//                 CONNXRuntime (ONNX Runtime's C API through dlopen, for neural voices)
+//                 CPulse, CEspeakNG, CONNXRuntime (libpulse, espeak-ng, ONNX Runtime through dlopen)
 //   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library in their own code;
 //                 LectorConfig parses with TOMLKit, a Swift wrapper of toml++; unit-tested alone)
 //   XML           LectorXML: the one guarded way to run libxml2 (entity budget, cancellation, CPU budget)
 //   SSML          LectorSSML: libxml2 behind one file (SSMLReader), espeak-ng's rules in Swift; LectorCore's
 //                 SpeechRequest calls it as LectorConfig calls TOMLKit
 //   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
-//   neural voice  LectorNeural (Piper voices on ONNX Runtime; not yet wired into narration)
+//   neural voice  LectorNeural (Piper voices on ONNX Runtime), LectorNeuralSpeech (narration's neural synthesizer)
 //   the service   LectorDaemon (one context, one event loop)
 //   programs      lector (the CLI: no daemon, no NIO/Hummingbird linked), lectord (the daemon),
 //                 lector-view (the read-along page's server), lector-piper (a neural voice's worker);
@@ -43,16 +43,16 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
                        providers: [.apt(["libsystemd-dev"])]),
-        .systemLibrary(name: "CPulse", pkgConfig: "libpulse",
-                       providers: [.apt(["libpulse-dev"])]),
-        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng",
-                       providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"])]),
         .target(name: "CBusVtable", dependencies: ["CSystemd"]),
         .target(name: "CPulseLoop", dependencies: ["CSystemd", "CPulse"]),
         .target(name: "CMainQueue"),
+        // libpulse and espeak-ng, opened with dlopen when first used (never linked): the CLI
+        // starts without them and what they pull in; headers from libpulse-dev, libespeak-ng-dev.
+        .target(name: "CPulse"),
+        .target(name: "CEspeakNG"),
         // ONNX Runtime's C API, opened with dlopen on first use (never linked): the prefix of its
         // function table that Lector calls, declared here (Debian 12 has no onnxruntime headers).
         .target(name: "CONNXRuntime"),

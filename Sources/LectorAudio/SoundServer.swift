@@ -63,6 +63,7 @@ public final class SoundServer {
     public func connect() {
         guard !isClosed else { return }
         disconnect()
+        if let failure = PulseLibrary.load() { return fail(failure) }
         state = .connecting
         let proplist = Proplist(properties)
         guard let context = pa_context_new_with_proplist(api, properties[PA_PROP_APPLICATION_NAME] ?? "Lector",

@@ -19,9 +19,12 @@ public enum SoundServerProbe {
         case reachable(Report)
         /// Why not, in libpulse's words (e.g. "Connection refused"), or "timed out after N ms".
         case unreachable(String)
+        /// libpulse itself is missing or broken (`PulseLibrary`'s message, with its fix).
+        case noLibrary(String)
     }
 
     public static func probe(timeoutMilliseconds: Int = 3000, clientName: String = "lector doctor") -> Outcome {
+        if let failure = PulseLibrary.load() { return .noLibrary(failure) }
         guard let mainloop = pa_mainloop_new() else { return .unreachable("could not create a PulseAudio main loop") }
         defer { pa_mainloop_free(mainloop) }
         guard let context = pa_context_new(pa_mainloop_get_api(mainloop), clientName) else {

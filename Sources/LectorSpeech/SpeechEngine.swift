@@ -213,10 +213,11 @@ public final class SpeechEngine: @unchecked Sendable {
         // The classic call: the only one that turns on phoneme events (in IPA) for
         // `phonemeReading`; synthesis ignores them. (Calling espeak_ng_Initialize as well made
         // espeak_ng_Terminate hang at shutdown.)
+        if let failure = EspeakLibrary.load() { return failure }
         let options = espeakINITIALIZE_PHONEME_EVENTS | espeakINITIALIZE_PHONEME_IPA | espeakINITIALIZE_DONT_EXIT
         let rate = espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, Self.bufferMilliseconds, nil, Int32(options))
         guard rate > 0, espeak_ListVoices(nil)?.pointee != nil else {
-            return "espeak-ng failed to initialize (\(rate)); is espeak-ng-data installed?"
+            return "espeak-ng failed to initialize (\(rate)). Fix: apt install espeak-ng-data (or set ESPEAK_DATA_PATH to its directory)"
         }
         sampleRate = Int(espeak_ng_GetSampleRate())
         var path: UnsafePointer<CChar>?

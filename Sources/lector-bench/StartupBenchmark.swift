@@ -2,9 +2,10 @@ import ArgumentParser
 import Foundation
 import Glibc
 import LectorSpawn
+import LectorTestKit
 
 /// `lector-bench startup`: what a CLI command costs before it does anything, `lector --version`
-/// from spawn to exit, beside `busctl --version` (a small C program of systemd's, the anchor),
+/// and `lector status` with no daemon (on a private bus) from spawn to exit, beside `busctl --version` (a small C program of systemd's, the anchor),
 /// `lectord --version` and `lector-view --version`, and each program's size (issue 23: three
 /// programs, each linking only what it runs). Runs are interleaved round by round, the order
 /// rotated each round, so a machine that slows down slows every program alike.
@@ -25,6 +26,8 @@ struct Startup: ParsableCommand {
         let label: String
         let path: String
         let arguments: [String]
+        /// nil: the bench's own.
+        var environment: [String: String]? = nil
     }
 
     struct Record: Encodable {
@@ -43,13 +46,20 @@ struct Startup: ParsableCommand {
     func run() throws {
         let log = Log(tag: "bench")
         let lector = try common.lectorPath(log)
-        var programs = [Program(label: "lector --version", path: lector, arguments: ["--version"])]
+        // A bus of its own with no daemon on it: status asks, hears nobody owns the name, says so.
+        let session = try TestSession(sinks: [], startSoundServer: false)
+        defer { session.shutdown() }
+        var programs = [Program(label: "lector --version", path: lector, arguments: ["--version"]),
+                        Program(label: "lector status (no daemon)", path: lector, arguments: ["status"],
+                                environment: session.environment)]
         let directory = (lector as NSString).deletingLastPathComponent
         for name in ["lectord", "lector-view"] where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
             programs.append(Program(label: "\(name) --version", path: "\(directory)/\(name)", arguments: ["--version"]))
         }
         if let before {
             programs.append(Program(label: "before: lector --version", path: before, arguments: ["--version"]))
+            programs.append(Program(label: "before: lector status (no daemon)", path: before, arguments: ["status"],
+                                    environment: session.environment))
         }
         guard let busctl = ["/usr/bin/busctl", "/bin/busctl"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
             log("busctl is not installed (package systemd): it is the anchor of this benchmark")
@@ -78,10 +88,13 @@ struct Startup: ParsableCommand {
         report.text()
         var sizes = TextTable("program (size)", columns: ["file MB", "text MB", "data MB"], labelWidth: 30, columnWidth: 10)
         var records: [Record] = []
+        var listed = Set<String>()
         for (program, series) in zip(programs, samples) {
             let size = Self.sizes(program.path)
             let megabytes = { (bytes: Int?) in bytes.map { String(format: "%.1f", Double($0) / 1_000_000) } ?? "-" }
-            sizes.row(program.path, [megabytes(size.file), megabytes(size.text), megabytes(size.data)])
+            if listed.insert(program.path).inserted {
+                sizes.row(program.path, [megabytes(size.file), megabytes(size.text), megabytes(size.data)])
+            }
             let summary = Summary(series)
             records.append(Record(program: program.label, path: program.path, runs: summary.count, medianMs: figure(summary.median),
                                   p90Ms: figure(summary.p90), minMs: figure(summary.min), fileBytes: size.file,
@@ -100,7 +113,7 @@ struct Startup: ParsableCommand {
         defer { close(null) }
         var start = timespec(), end = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
-        let pid = try Spawn.start(program.path, arguments: program.arguments, environment: ProcessInfo.processInfo.environment,
+        let pid = try Spawn.start(program.path, arguments: program.arguments, environment: program.environment ?? ProcessInfo.processInfo.environment,
                                   stdio: [null, null, null], detach: .processGroup)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}

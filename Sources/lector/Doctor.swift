@@ -142,6 +142,8 @@ struct Doctor: ParsableCommand {
             } else {
                 report.add(.ok, "sound server", line)
             }
+        case .noLibrary(let reason):
+            report.add(.fail, "sound server", reason)
         case .unreachable(let reason):
             let target = environment["PULSE_SERVER"].map { "PULSE_SERVER=\($0)" }
                 ?? environment["XDG_RUNTIME_DIR"].map { "\($0)/pulse/native" } ?? "the default server"
@@ -160,7 +162,7 @@ struct Doctor: ParsableCommand {
         do {
             engine = try SpeechEngine(bufferedSecondsAhead: 1)
         } catch {
-            report.add(.fail, "voices", "\(error). Fix: apt install espeak-ng-data (or set ESPEAK_DATA_PATH to its directory)")
+            report.add(.fail, "voices", "\(error)")   // its message names the fix
             return nil
         }
         let version = engine.version

@@ -63,6 +63,58 @@ final class SplitTests: XCTestCase {
                        "lector-view: the read-along server, and none of the daemon")
     }
 
+    /// libpulse and espeak-ng are opened with dlopen where they are used (CPulse, CEspeakNG), so
+    /// no program lists them as needed; libsystemd, which all three link, shows the check can fail.
+    func testNoProgramLinksLibpulseOrEspeakNG() throws {
+        for program in [lector, lectord, lectorView] {
+            let dynamic = try runTool("readelf", ["-d", program])
+            XCTAssertEqual(dynamic.status, 0, "readelf -d \(program): \(dynamic.stderr)")
+            let needed = dynamic.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+            XCTAssertTrue(needed.contains { $0.contains("libsystemd.so") }, "\(program) needs: \(needed)")
+            XCTAssertFalse(needed.contains { $0.contains("libpulse") || $0.contains("libespeak") }, "\(program) needs: \(needed)")
+        }
+    }
+
+    /// A broken libpulse.so.0 and libespeak-ng.so.1 (empty files found first through
+    /// LD_LIBRARY_PATH): commands that need neither still run, the ones that do fail with the
+    /// package to install, and the daemon refuses to serve with the same message, never an abort.
+    func testABrokenLibpulseOrEspeakNGIsAMessageNotACrash() throws {
+        let libraries = FileManager.default.temporaryDirectory.appendingPathComponent("lector-broken-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: libraries) }
+        try FileManager.default.createDirectory(at: libraries, withIntermediateDirectories: true)
+        for name in ["libpulse.so.0", "libespeak-ng.so.1"] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: libraries.appendingPathComponent(name).path, contents: Data()))
+        }
+        let broken = ["LD_LIBRARY_PATH": libraries.path]
+        let session = try TestSession()
+        defer { session.shutdown() }
+
+        let version = try session.run(lector, ["--version"], extraEnvironment: broken)
+        XCTAssertEqual(version.status, 0, "\(version)")
+        let status = try session.run(lector, ["status"], extraEnvironment: broken)
+        XCTAssertEqual(status.status, 0, "no daemon: status says so: \(status)")
+
+        let phonemes = try session.run(lector, ["phonemes", "hello"], extraEnvironment: broken)
+        XCTAssertEqual(phonemes.status, 1, "\(phonemes)")
+        XCTAssertTrue(phonemes.stderr.contains("libespeak-ng.so.1: file too short). Fix: apt install libespeak-ng1"), "\(phonemes)")
+        let healthy = try session.run(lector, ["phonemes", "hello"])
+        XCTAssertEqual(healthy.status, 0, "the same command with the real libraries: \(healthy)")
+
+        let doctor = try session.run(lector, ["doctor", "--sound-server-timeout", "500"], extraEnvironment: broken)
+        XCTAssertEqual(doctor.status, 1, "\(doctor)")
+        let lines = doctor.stdout.split(separator: "\n")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("FAIL") && $0.contains("sound server: libpulse cannot be loaded")
+            && $0.hasSuffix("Fix: apt install libpulse0") }, "\(doctor)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("FAIL") && $0.contains("voices:") && $0.contains("Fix: apt install libespeak-ng1") },
+                      "\(doctor)")
+
+        let daemon = try session.run(lectord, [], timeout: 20, extraEnvironment: broken)
+        XCTAssertFalse(daemon.timedOut, "\(daemon)")
+        XCTAssertEqual(daemon.status, 1, "\(daemon)")
+        XCTAssertTrue(daemon.stderr.contains("Fix: apt install libespeak-ng1"), "\(daemon)")
+        XCTAssertFalse(try session.busNameHasOwner(LectorFixture.service))
+    }
+
     // MARK: - lector serve, lector view
 
     /// `lector serve` becomes lectord in the same process: what started it watches the daemon.

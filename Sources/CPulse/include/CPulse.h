@@ -1,0 +1,15 @@
+/* libpulse's API, reached at run time (dlopen), never linked: the CLI's start-up does not pay
+ * for libpulse and what it pulls in (sndfile, codecs, X11: about 2 ms) unless a command uses it,
+ * and a missing library is an error a program reports, not one the loader refuses to start on. */
+#ifndef LECTOR_CPULSE_H
+#define LECTOR_CPULSE_H
+
+#include <pulse/pulseaudio.h>
+#include <pulse/ext-stream-restore.h>
+#include <stddef.h>
+
+/* Opens libpulse.so.0 once (thread-safe) and resolves every function Lector calls. Returns 0, or
+ * -1 with the reason in `error`. The functions above may be called only after it returned 0. */
+int lector_pulse_open(char *error, size_t error_size);
+
+#endif

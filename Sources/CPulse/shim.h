@@ -1,2 +1,0 @@
-#include <pulse/pulseaudio.h>
-#include <pulse/ext-stream-restore.h>
