@@ -34,9 +34,12 @@ struct CommonOptions: ParsableArguments {
 struct SpeechOptions: ParsableArguments {
     @Option(help: "Timed runs per client.") var runs = 20
     @Option(help: "The sentence to speak.") var text = "Payment received: thirty five euros twenty."
+    @Option(help: "Cold starts of each (latency only): lector say with the daemon activated against spd-say autospawning its server; 0 skips them.")
+    var coldRuns = 5
 
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        guard coldRuns >= 0 else { throw ValidationError("--cold-runs must not be negative") }
         guard !text.isEmpty else { throw ValidationError("--text must not be empty") }
     }
 
@@ -89,7 +92,7 @@ struct Latency: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Time from asking for speech to the first sound, for lector and the alternatives.",
         discussion: """
-            The first non-silent sample at a private null sink's monitor, for `lector say`, gdbus and busctl Speak calls, an in-process Speak call (LectorBus), the espeak-ng command line, paplay of a pre-rendered WAV (the sound path's floor) and spd-say (if installed), interleaved round by round.
+            The first non-silent sample at a private null sink's monitor, for `lector say`, gdbus and busctl Speak calls, an in-process Speak call (LectorBus), the espeak-ng command line, paplay of a pre-rendered WAV (the sound path's floor) and spd-say (if installed), interleaved round by round. Then cold starts: lector say with the daemon started by D-Bus activation against spd-say autospawning speech-dispatcher, alternating.
             """)
 
     @OptionGroup var common: CommonOptions
@@ -102,7 +105,7 @@ struct Latency: ParsableCommand {
         defer { session.shutdown() }
         do {
             let series = try LatencyBenchmark(session: session, text: speech.text, runs: speech.runs,
-                                              lectorPath: lectorPath, log: log).run()
+                                              coldRuns: speech.coldRuns, lectorPath: lectorPath, log: log).run()
             LatencyBenchmark.report(series, text: speech.text, into: &report)
         } catch {
             log("latency benchmark failed: \(error)\n\(session.diagnostics)")

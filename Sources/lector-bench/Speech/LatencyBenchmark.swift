@@ -20,6 +20,7 @@ final class LatencyBenchmark {
     private let session: TestSession
     private let text: String
     private let runs: Int
+    private let coldRuns: Int
     private let lectorPath: String
     private let log: Log
     private var recording: MonitorRecording!
@@ -29,10 +30,11 @@ final class LatencyBenchmark {
     private var quietGap: TimeInterval = 1.0
     private var workDirectory: URL { session.directory }
 
-    init(session: TestSession, text: String, runs: Int, lectorPath: String, log: Log) {
+    init(session: TestSession, text: String, runs: Int, coldRuns: Int = 0, lectorPath: String, log: Log) {
         self.session = session
         self.text = text
         self.runs = runs
+        self.coldRuns = coldRuns
         self.lectorPath = lectorPath
         self.log = log
     }
@@ -116,6 +118,11 @@ final class LatencyBenchmark {
         }
         if !daemon.isRunning {
             log("warning: lector serve exited during the benchmark:\n\(daemon.output)")
+        }
+        if coldRuns > 0 {
+            daemon.terminate(grace: 5)
+            series += try ColdStart(session: session, recording: recording, text: text, lectorPath: lectorPath, log: log)
+                .run(runs: coldRuns, quietGap: quietGap)
         }
         return series
     }
