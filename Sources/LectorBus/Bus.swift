@@ -83,6 +83,7 @@ public final class Bus {
     /// Emits a signal whose arguments `build` appends.
     public func emitSignal(path: String, interface: String, member: String,
                            _ build: (MessageWriter) throws -> Void) throws {
+        guard !isClosed else { throw SystemError(errno: ENOTCONN, "sending signal \(member): the bus is closed") }
         var message: OpaquePointer?
         var r = sd_bus_message_new_signal(pointer, &message, path, interface, member)
         guard r >= 0, let message else { throw SystemError(errno: -r, "creating signal \(member)") }
@@ -94,7 +95,7 @@ public final class Bus {
 
     /// PropertiesChanged for `names` (values are fetched through the vtable's getters).
     public func emitPropertiesChanged(path: String, interface: String, names: [String]) {
-        guard !names.isEmpty else { return }
+        guard !names.isEmpty, !isClosed else { return }   // closed: the connection is freed
         var pointers: [UnsafeMutablePointer<CChar>?] = names.map { strdup($0) } + [nil]
         defer { pointers.forEach { free($0) } }
         _ = sd_bus_emit_properties_changed_strv(pointer, path, interface, &pointers)

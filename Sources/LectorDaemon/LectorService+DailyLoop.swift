@@ -69,6 +69,7 @@ extension LectorService {
     /// Wires the daily-loop components to the narrator and the audio policy (from `init`).
     func startDailyLoop() throws {
         sleepTimer = try SleepTimer(loop: loop, host: self)
+        startup.add("sleep timer") { [weak self] in self?.sleepTimer?.close() }
         narrator.onChapterHeardToEnd = { [weak self] in self?.sleepTimer?.chapterEnded() }
         narrator.willResume = { [weak self] in self?.rewindIfDue() }
         library.onOpened = { [weak self] lastHeard, playing in

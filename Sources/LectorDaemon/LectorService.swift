@@ -55,7 +55,9 @@ public final class LectorService {
     /// Desktop notifications read aloud (opt-in).
     let notifications: NotificationReader
 
-    // The components, in start-up order; `teardown()` takes them down in reverse.
+    /// Every component as it started, with its stop: `teardown()` is start-up reversed.
+    let startup = StartupOrder()
+    // The components, in start-up order.
     /// Announcements: the SSIP queue and the speech being spoken.
     let announcer: Announcer
     /// The book player behind MPRIS.
@@ -115,8 +117,13 @@ public final class LectorService {
         // Book parsing frees its temporaries on worker threads; with glibc's default of 8 arenas
         // per core those pages stay with the process. Two arenas keep RSS near what is in use.
         _ = mallopt(M_ARENA_MAX, 2)
-        loop = try EventLoop()
-        engine = try SpeechEngine()
+        let startup = startup
+        let loop = try EventLoop()
+        self.loop = loop
+        startup.add("event loop") { loop.close() }
+        let engine = try SpeechEngine()
+        self.engine = engine
+        startup.add("espeak-ng") { engine.shutdown() }
         catalog = VoiceCatalog(voices: engine.voices)
         // Books may be read by a neural voice too, chosen by name; announcements stay espeak-ng's.
         // Voice files are looked for at the first need (Library.catalog), not at start-up, and
@@ -129,18 +136,33 @@ public final class LectorService {
             return Library.ScannedCatalog(catalog: VoiceCatalog(voices: espeakVoices + neural.voices),
                                           isCurrent: { stamp.settled && NeuralVoiceFinder.Stamp() == stamp })
         }
-        narrationVoices = NarrationVoices(espeak: engine, voices: catalog)
-        bus = try Bus.session()
-        soundServer = try SoundServer(loop: loop, properties: Self.streamProperties)
+        let narrationVoices = NarrationVoices(espeak: engine, voices: catalog)
+        self.narrationVoices = narrationVoices
+        startup.add("narration voices") { narrationVoices.close() }
+        let bus = try Bus.session()
+        self.bus = bus
+        startup.add("bus") { bus.close() }   // objects and matches first, then the connection
+        let soundServer = try SoundServer(loop: loop, properties: Self.streamProperties)
+        self.soundServer = soundServer
+        startup.add("sound server") { soundServer.close() }   // streams, mirror, then the context
         // Engine jobs of the announcer and the narrator share one numbering.
         let jobs = JobNumbers()
         let announcer = try Announcer(loop: loop, engine: engine, catalog: catalog, allocateJob: jobs.next)
         self.announcer = announcer
-        notifications = NotificationReader(loop: loop) { [announcer] text in announcer.announceNotification(text) }
-        narrator = try Narrator(loop: loop, engine: narrationVoices, allocateJob: jobs.next)
-        library = try Library(loop: loop, narrator: narrator, catalog: narrationCatalog)
+        startup.add("announcer") { announcer.close() }
+        let notifications = NotificationReader(loop: loop) { [announcer] text in announcer.announceNotification(text) }
+        self.notifications = notifications
+        startup.add("notifications") { notifications.close() }
+        let narrator = try Narrator(loop: loop, engine: narrationVoices, allocateJob: jobs.next)
+        self.narrator = narrator
+        startup.add("narrator") { narrator.close() }
+        let library = try Library(loop: loop, narrator: narrator, catalog: narrationCatalog)
+        self.library = library
+        startup.add("library") { library.close() }
         let mirror = SoundServerMirror()   // held by the policy; the sound server attaches it to each connection
-        audioPolicy = try AudioPolicyDriver(loop: loop, mirror: mirror, narrator: narrator, announcer: announcer)
+        let audioPolicy = try AudioPolicyDriver(loop: loop, mirror: mirror, narrator: narrator, announcer: announcer)
+        self.audioPolicy = audioPolicy
+        startup.add("audio policy") { audioPolicy.close() }
 
         // Wiring: components report to this context through weak references.
         try bus.attach(to: loop)
@@ -150,6 +172,7 @@ public final class LectorService {
             MainActor.assumeIsolated { self?.requestExit(.busLost) }
         }
         streamRetry = try loop.timer { [weak self] in self?.reopenMissingStreams() }
+        startup.add("stream retry") { [weak self] in self?.streamRetry?.close() }
         library.onBookApplied = { [weak self] in
             self?.failChapterTextWaiters(LectorError(.superseded, "another book was opened before the chapter was read"))
             self?.announceTrackListReplaced()
@@ -168,6 +191,7 @@ public final class LectorService {
             self?.failChapterTextWaiters(LectorError(.chapterNotReady, "the chapter is still being read from the book "
                                                      + "(chapters load in order after the one playing); ask again shortly"))
         }
+        startup.add("chapter text timer") { [weak self] in self?.chapterTextTimer?.close() }
         sources.append(try loop.watch(fd: engine.mailbox.fileDescriptor) { [weak self] _ in
             self?.drainSynthesis()
         })
@@ -175,6 +199,10 @@ public final class LectorService {
             sources.append(try loop.onSignal(signal) { [weak self] in self?.requestExit(.signal(signal)) })
         }
         sources.append(try loop.onSignal(SIGHUP) { [weak self] in try? self?.reloadConfiguration() })
+        startup.add("synthesis and signal sources") { [weak self] in
+            for source in self?.sources ?? [] { source.close() }
+            self?.sources = []
+        }
         notifications.onChanged = { [weak self] names in
             self?.bus.emitPropertiesChanged(path: BusNames.objectPath, interface: BusNames.interface, names: names)
         }
@@ -247,6 +275,7 @@ public final class LectorService {
             self.loop.exit(status)
         }
         exitDeadline = try? loop.timer(handler: leave)
+        startup.add("exit deadline") { [weak self] in self?.exitDeadline?.close() }
         exitDeadline?.schedule(after: Self.exitDrainMicroseconds)
         soundServer.drain(leave)
     }
@@ -274,28 +303,16 @@ public final class LectorService {
         audioPolicy.releaseDuck()
     }
 
-    /// The one teardown, in reverse order of start-up; from `run()`'s `defer`, so on every exit.
-    /// Idempotent.
+    /// The one teardown: narration settled and the bookmark on disk, callers answered, then every
+    /// component stopped in reverse order of start-up (`startup`); from `run()`'s `defer`, so on
+    /// every exit. Idempotent.
     func teardown() {
         guard !tornDown else { return }
         if exitReason == nil { exitReason = .failure("the event loop ended") }
         quiesce()
         library.flushBookmarks()   // the last bookmark is on disk before we go
-        exitDeadline?.close()
-        failChapterTextWaiters(LectorError(.failed, "Lector is stopping"))
-        chapterTextTimer?.close()
-        sleepTimer?.close()
-        streamRetry?.close()
-        library.close()
-        audioPolicy.close()
-        notifications.close()
-        closeAudio()
-        narrationVoices.close()
-        engine.shutdown()
-        for source in sources { source.close() }
-        sources = []
-        bus.close()                // objects and matches first, then the connection
-        loop.close()
+        failChapterTextWaiters(LectorError(.failed, "Lector is stopping"))   // while the bus is there
+        startup.stopAll()
         tornDown = true
         Journal.log(.info, "stopped")
     }
