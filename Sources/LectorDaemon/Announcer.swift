@@ -4,24 +4,6 @@ import LectorCore
 import LectorLoop
 import LectorSpeech
 
-/// What the announcer needs from the rest of the daemon: the audio policy's say, the narrator's
-/// hold, and the bus. Held weakly.
-@MainActor
-protocol AnnouncerDelegate: AnyObject {
-    /// SpeechStarted, SpeakingRange and SpeechFinished, at the moment they are heard.
-    func announcer(_ announcer: Announcer, heard event: Announcer.Signal)
-    /// A call holds every announcement but `important` ones.
-    func announcerMayStart(_ priority: SpeechPriority) -> Bool
-    /// False if the speech must not start (its sink is muted); raises the sink for ensure-audible.
-    func announcerPrepareAudibility(for request: SpeechRequest) -> Bool
-    /// An announcement takes the speaker: narration holds.
-    func announcerWillSpeak()
-    /// `current` changed (ducking follows it).
-    func announcerSpeakingChanged()
-    /// The announcement stream failed: open a new one a moment later.
-    func announcerStreamFailed()
-}
-
 /// Announcements (io.github.lector.Lector1): the SSIP priority queue and each sender's allowance,
 /// the one speech being spoken on its own stream (`media.role=event`), and its signals, sent
 /// when the sound server's playback clock reaches the frame they belong to.
@@ -41,7 +23,20 @@ final class Announcer {
     /// The sender overheard notifications are queued under (one share of the queue for all).
     static let notificationSender = "org.freedesktop.Notifications"
 
-    weak var delegate: AnnouncerDelegate?
+    // Set in the daemon's one wiring block (LectorService.init), like every component's `on…`:
+    // what it reports, and what it asks of the audio policy and the narrator. Unwired, nothing starts.
+    /// SpeechStarted, SpeakingRange and SpeechFinished, at the moment they are heard.
+    var onHeard: (Signal) -> Void = { _ in }
+    /// Whether a speech of this priority may start now (a call holds all but `important` ones).
+    var mayStart: ((SpeechPriority) -> Bool)?
+    /// False if the speech must not start (its sink is muted); raises the sink for ensure-audible.
+    var prepareAudibility: (SpeechRequest) -> Bool = { _ in true }
+    /// An announcement takes the speaker: narration holds.
+    var willSpeak: () -> Void = {}
+    /// `current` changed (ducking follows it).
+    var onSpeakingChanged: () -> Void = {}
+    /// The announcement stream failed: open a new one a moment later.
+    var onStreamFailed: () -> Void = {}
     /// Rate, pitch, volume and voices the caller did not choose.
     var configuration = Configuration() {
         didSet { if configuration.pronunciation != oldValue.pronunciation { pronouncers = [:] } }
@@ -154,7 +149,7 @@ final class Announcer {
     func cancelAll(reason: FinishReason) {
         endCurrent(reason)
         for id in queue.removeAll() { emitFinished(id, reason) }
-        delegate?.announcerSpeakingChanged()
+        onSpeakingChanged()
     }
 
     static func error(_ refusal: AnnouncementRefusal) -> LectorError {
@@ -188,10 +183,10 @@ final class Announcer {
     /// Starts the next queued speech if nothing is speaking, the stream is there and the policy
     /// lets it (a call holds all but important ones).
     func startNext() {
-        defer { delegate?.announcerSpeakingChanged() }
-        guard current == nil, let stream, stream.state == .ready, let delegate,
-              let (id, request, priority) = queue.next(where: { delegate.announcerMayStart($0) }) else { return }
-        guard delegate.announcerPrepareAudibility(for: request) else {
+        defer { onSpeakingChanged() }
+        guard current == nil, let stream, stream.state == .ready, let mayStart,
+              let (id, request, priority) = queue.next(where: mayStart) else { return }
+        guard prepareAudibility(request) else {
             Journal.log(.info, "speech \(id) not spoken: the sink is muted", fields: ["LECTOR_SPEECH_ID": String(id)])
             emitFinished(id, .muted)
             return startNext()
@@ -206,7 +201,7 @@ final class Announcer {
         let speech = ActiveSpeech(id: id, job: allocateJob(), request: request, priority: priority,
                                   pronouncer: pronouncer(for: request.language ?? voice.primaryLanguage))
         current = speech
-        delegate.announcerWillSpeak()   // narration pauses (not ducks) and frees the speech thread
+        willSpeak()   // narration pauses (not ducks) and frees the speech thread
         var spoken = request
         spoken.text = speech.spoken.text
         spoken.phonemeInput = speech.usesPhonemes
@@ -265,7 +260,7 @@ final class Announcer {
             if speech.baseFrame == nil {
                 // Nothing audible (only punctuation, say): done at once.
                 current = nil
-                delegate?.announcer(self, heard: .started(speech.id))
+                onHeard(.started(speech.id))
                 emitFinished(speech.id, .done)
                 startNext()
                 return
@@ -306,9 +301,9 @@ final class Announcer {
     private func announce(_ event: HeardEvent) {
         switch event {
         case .started(let id):
-            delegate?.announcer(self, heard: .started(id))
+            onHeard(.started(id))
         case .range(let id, let start, let length):
-            delegate?.announcer(self, heard: .range(id, start: start, length: length))
+            onHeard(.range(id, start: start, length: length))
         case .finished(let id):
             guard current?.id == id else { return }
             current = nil
@@ -319,7 +314,7 @@ final class Announcer {
     }
 
     private func emitFinished(_ id: UInt64, _ reason: FinishReason) {
-        delegate?.announcer(self, heard: .finished(id, reason))
+        onHeard(.finished(id, reason))
     }
 
     // MARK: - the stream
@@ -338,7 +333,7 @@ final class Announcer {
                     Journal.log(.warning, "playback stream failed; opening a new one shortly")
                     self.endCurrent(.failed)   // before dropping the stream: stop() returns its FIFO to the mailbox
                     self.stream = nil
-                    self.delegate?.announcerStreamFailed()
+                    self.onStreamFailed()
                 case .connecting: break
                 }
             }

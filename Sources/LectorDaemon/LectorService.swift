@@ -218,7 +218,12 @@ public final class LectorService {
         narrator.onBookmark = { [weak self] in self?.library.saveBookmark() }
         narrator.onNeedsStream = { [weak self] in self?.openNarrationStreamIfWanted() }
         try startDailyLoop()
-        announcer.delegate = self
+        announcer.onHeard = { [weak self] event in self?.announcementHeard(event) }
+        announcer.mayStart = { [weak self] priority in self?.audioPolicy.mayStart(priority) ?? false }
+        announcer.prepareAudibility = { [weak self] request in self?.audioPolicy.prepareAudibility(for: request) ?? false }
+        announcer.willSpeak = { [weak self] in self?.narrator.hold() }
+        announcer.onSpeakingChanged = { [weak self] in self?.audioPolicy.updateDuck() }
+        announcer.onStreamFailed = { [weak self] in self?.scheduleStreamRetry() }
     }
 
     /// Engine job numbers, shared by the announcer and the narrator.
@@ -337,9 +342,9 @@ public final class LectorService {
 
 }
 
-/// The announcer's signals go on the bus; its questions go to the audio policy.
-extension LectorService: AnnouncerDelegate {
-    func announcer(_ announcer: Announcer, heard event: Announcer.Signal) {
+/// The announcer's signals go on the bus.
+extension LectorService {
+    func announcementHeard(_ event: Announcer.Signal) {
         switch event {
         case .started(let id):
             emit("SpeechStarted") { try $0.append(id) }
@@ -349,16 +354,6 @@ extension LectorService: AnnouncerDelegate {
             emit("SpeechFinished") { try $0.append(id); try $0.append(reason.rawValue) }
         }
     }
-
-    func announcerMayStart(_ priority: SpeechPriority) -> Bool { audioPolicy.mayStart(priority) }
-
-    func announcerPrepareAudibility(for request: SpeechRequest) -> Bool { audioPolicy.prepareAudibility(for: request) }
-
-    func announcerWillSpeak() { narrator.hold() }
-
-    func announcerSpeakingChanged() { audioPolicy.updateDuck() }
-
-    func announcerStreamFailed() { scheduleStreamRetry() }
 
     /// A failed stream is reopened a moment later (a server without a sink costs one attempt a second).
     func scheduleStreamRetry() { streamRetry?.schedule(noLaterThan: Self.streamRetrySeconds * 1_000_000) }
