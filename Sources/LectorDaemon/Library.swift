@@ -613,16 +613,19 @@ struct PreparedBook: @unchecked Sendable {
             }
         }
         var first = try load(start.chapter)
-        if start.offset > first.text.unicodeScalars.count { start.offset = 0 }
+        var firstLength = first.text.unicodeScalars.count   // counted once: it walks the whole chapter
+        if start.offset > firstLength { start.offset = 0 }
         // Heard to its very end: a book resumed after that starts over (its end would only stop again).
-        if options.chapter == nil, start.chapter == titles.count - 1, start.offset > 0,
-           start.offset >= first.text.unicodeScalars.count {
+        if options.chapter == nil, start.chapter == titles.count - 1, start.offset > 0, start.offset >= firstLength {
             start = (0, 0)
-            if titles.count > 1 { first = try load(0) }
+            if titles.count > 1 {
+                first = try load(0)
+                firstLength = first.text.unicodeScalars.count
+            }
         }
         let warnings = outline.warnings + first.warnings
         if !warnings.isEmpty { note = ([note].compactMap { $0 } + warnings).joined(separator: "; ") }
-        book.store(first.text, chapter: start.chapter)
+        book.store(first.text, chapter: start.chapter, scalarCount: firstLength)
         book.chapterLanguages[start.chapter] = first.languageRuns
         if !first.pronunciation.isEmpty { book.chapterPronunciations[start.chapter] = first.pronunciation }
         if outline.hasCover, let cover = try? outline.loadCover() {

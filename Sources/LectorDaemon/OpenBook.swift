@@ -26,9 +26,10 @@ struct OpenBook {
 
     var chapterCount: Int { chapterTitles.count }
 
-    mutating func store(_ text: String, chapter: Int) {
+    /// `scalarCount`, when the caller has counted already, must be `text.unicodeScalars.count`.
+    mutating func store(_ text: String, chapter: Int, scalarCount: Int? = nil) {
         chapterTexts[chapter] = text
-        chapterScalarCounts[chapter] = text.unicodeScalars.count
+        chapterScalarCounts[chapter] = scalarCount ?? text.unicodeScalars.count
     }
 
     /// Object path prefix of this book's tracks: stable per book, outside `/org/mpris`.
