@@ -4,7 +4,8 @@ import PackageDescription
 // Layout (one job per target):
 //   C edges       CSystemd, CLinux, CLibXML2 (system headers); one small C target per job Swift
 //                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue,
-//                 CPulse, CEspeakNG, CONNXRuntime (libpulse, espeak-ng, ONNX Runtime through dlopen)
+//                 CLibraryLoader, CPulse, CEspeakNG, CONNXRuntime (libpulse, espeak-ng, ONNX
+//                 Runtime through dlopen)
 //   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library in their own code;
 //                 LectorConfig parses with TOMLKit, a Swift wrapper of toml++; unit-tested alone)
 //   XML           LectorXML: the one guarded way to run libxml2 (entity budget, cancellation, CPU budget)
@@ -51,8 +52,9 @@ let package = Package(
         .target(name: "CMainQueue"),
         // libpulse and espeak-ng, opened with dlopen when first used (never linked): the CLI
         // starts without them and what they pull in; headers from libpulse-dev, libespeak-ng-dev.
-        .target(name: "CPulse"),
-        .target(name: "CEspeakNG"),
+        .target(name: "CLibraryLoader"),
+        .target(name: "CPulse", dependencies: ["CLibraryLoader"]),
+        .target(name: "CEspeakNG", dependencies: ["CLibraryLoader"]),
         // ONNX Runtime's C API, opened with dlopen on first use (never linked): the prefix of its
         // function table that Lector calls, declared here (Debian 12 has no onnxruntime headers).
         .target(name: "CONNXRuntime"),

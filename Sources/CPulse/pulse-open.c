@@ -1,13 +1,8 @@
-/* Every libpulse function Lector calls, forwarded to the library opened at run time. The forwarders
- * keep libpulse's names, so Swift calls them unchanged; they are hidden, so the executable (linked
- * with --export-dynamic) never offers them to libpulse in place of its own. The compiler checks
- * each line against libpulse's header: a wrong parameter list is a conflicting-types error. */
+/* Every libpulse function Lector calls, forwarded to libpulse.so.0 opened at run time
+ * (CLibraryLoader: once, when first used; forwarders under the library's own names, hidden). */
 #include "CPulse.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "CLibraryLoader.h"
 
 #define LECTOR_PULSE_FUNCTIONS(R, V) \
     R(pa_channel_map *, pa_channel_map_init_auto, (pa_channel_map *m, unsigned n, pa_channel_map_def_t d), (m, n, d)) \
@@ -72,49 +67,7 @@
     R(int, pa_stream_write, (pa_stream *s, const void *d, size_t n, pa_free_cb_t f, int64_t o, pa_seek_mode_t m), (s, d, n, f, o, m)) \
     R(const char *, pa_strerror, (int e), (e))
 
-#define LECTOR_POINTER(ret, name, params, args) static __typeof__(&name) p_##name;
-#define LECTOR_VPOINTER(name, params, args) static __typeof__(&name) p_##name;
-LECTOR_PULSE_FUNCTIONS(LECTOR_POINTER, LECTOR_VPOINTER)
+LECTOR_LIBRARY_DEFINE(LECTOR_PULSE_FUNCTIONS, .soname = "libpulse.so.0", .title = "libpulse", .package = "libpulse0",
+                      .needs = "PulseAudio 15 or later")
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int opened = -1;
-static char failure[512];
-
-static void open_once(void) {
-    /* RTLD_LOCAL: nothing else should bind to it by accident; never closed (as if linked). */
-    void *handle = dlopen("libpulse.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        const char *reason = dlerror();
-        snprintf(failure, sizeof failure, "%s", reason ? reason : "libpulse.so.0: dlopen failed");
-        return;
-    }
-#define LECTOR_RESOLVE(name) \
-    if (!(p_##name = (__typeof__(p_##name))dlsym(handle, #name))) { \
-        snprintf(failure, sizeof failure, "libpulse.so.0 has no %s (PulseAudio 15 or later is needed)", #name); \
-        return; \
-    }
-#define LECTOR_RRESOLVE(ret, name, params, args) LECTOR_RESOLVE(name)
-#define LECTOR_VRESOLVE(name, params, args) LECTOR_RESOLVE(name)
-    LECTOR_PULSE_FUNCTIONS(LECTOR_RRESOLVE, LECTOR_VRESOLVE)
-    opened = 0;
-}
-
-int lector_pulse_open(char *error, size_t error_size) {
-    pthread_once(&once, open_once);
-    if (opened == 0) return 0;
-    if (error && error_size) snprintf(error, error_size, "%s", failure);
-    return -1;
-}
-
-/* Reached only if a caller skipped lector_pulse_open and the library is missing. */
-static void require(void) {
-    if (lector_pulse_open(NULL, 0) == 0) return;
-    fprintf(stderr, "lector: libpulse is needed here and cannot be loaded: %s\n", failure);
-    abort();
-}
-
-#define LECTOR_FORWARD(ret, name, params, args) \
-    __attribute__((visibility("hidden"))) ret name params { if (__builtin_expect(!p_##name, 0)) require(); return p_##name args; }
-#define LECTOR_VFORWARD(name, params, args) \
-    __attribute__((visibility("hidden"))) void name params { if (__builtin_expect(!p_##name, 0)) require(); p_##name args; }
-LECTOR_PULSE_FUNCTIONS(LECTOR_FORWARD, LECTOR_VFORWARD)
+const char *lector_pulse_open(void) { return lector_library_open(&lector_library_instance); }

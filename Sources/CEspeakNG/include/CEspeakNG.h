@@ -8,8 +8,8 @@
 #include <espeak-ng/speak_lib.h>
 #include <stddef.h>
 
-/* Opens libespeak-ng.so.1 once (thread-safe) and resolves every function Lector calls. Returns 0,
- * or -1 with the reason in `error`. The functions above may be called only after it returned 0. */
-int lector_espeak_open(char *error, size_t error_size);
+/* Opens libespeak-ng.so.1 once (thread-safe) and resolves every function Lector calls: NULL, or why
+ * not, ending with the package to install. The functions above may be called only after NULL. */
+const char *lector_espeak_open(void);
 
 #endif

@@ -8,8 +8,8 @@
 #include <pulse/ext-stream-restore.h>
 #include <stddef.h>
 
-/* Opens libpulse.so.0 once (thread-safe) and resolves every function Lector calls. Returns 0, or
- * -1 with the reason in `error`. The functions above may be called only after it returned 0. */
-int lector_pulse_open(char *error, size_t error_size);
+/* Opens libpulse.so.0 once (thread-safe) and resolves every function Lector calls: NULL, or why
+ * not, ending with the package to install. The functions above may be called only after NULL. */
+const char *lector_pulse_open(void);
 
 #endif
