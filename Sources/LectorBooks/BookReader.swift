@@ -1,4 +1,5 @@
 import Foundation
+import LectorCore
 import LectorXML
 
 /// The entry point: opens a book file as a `BookOutline`, deciding by its first bytes whether it
@@ -83,26 +84,38 @@ public enum BookReader {
     }
 
     private static func openPlainText(_ file: URL, size: UInt64, limits: BookLimits) throws(BookError) -> BookOutline {
-        let (text, encoding, data) = try readPlainText(file, size: size, limits: limits)
-        let layout = PlainTextLayout(text: text, documentPath: file.lastPathComponent,
-                                     fallbackTitle: file.deletingPathExtension().lastPathComponent)
+        let (text, encoding, identity) = try readPlainText(file, size: size, limits: limits)
+        let layout = PlainTextLayout(text: text, fallbackTitle: file.deletingPathExtension().lastPathComponent)
         guard !layout.chapters.isEmpty else { throw .emptyBook(file: file) }
-        let source = PlainTextChapterSource(file: file, document: layout.document, ranges: layout.chapters.map(\.range),
-                                            limits: limits)
+        let kept: PlainTextChapterSource.Text
+        switch encoding {
+        case .utf8: kept = .file(skipping: 0)
+        case .utf8WithByteOrderMark: kept = .file(skipping: 3)
+        case .utf16LittleEndian, .utf16BigEndian, .windows1252, .isoLatin1: kept = .decoded(text)
+        }
+        let source = PlainTextChapterSource(file: file, text: kept, chapters: layout.chapters, limits: limits)
         return BookOutline(
-            sourceURL: file, identity: ContentHash.identity(hex: ContentHash.fnv1a64(of: data)), title: layout.title,
+            sourceURL: file, identity: identity, title: layout.title,
             authors: [], language: nil, format: .plainText, textEncoding: encoding,
-            chapters: layout.chapters.enumerated().map { ChapterEntry(index: $0, title: $1.title, depth: 0) },
+            // A chapter with no text speaks its title: its length is only known once read.
+            chapters: layout.chapters.enumerated().map {
+                ChapterEntry(index: $0, title: $1.title, depth: 0, scalarCount: $1.scalarCount > 0 ? $1.scalarCount : nil)
+            },
             source: source)
     }
 
-    /// A plain-text file's bytes and decoded text, refused past `limits.maxEntrySize` before
-    /// it is read (`size` from `fileSize`, looked up again when not given) and after.
+    /// A plain-text file's decoded text and identity, refused past `limits.maxEntrySize` before
+    /// it is read (`size` from `fileSize`, looked up again when not given) and after. UTF-8 is
+    /// read straight into the text (`PlainTextDecoder.readUTF8`); other encodings through the
+    /// file's bytes, let go once decoded.
     static func readPlainText(_ file: URL, size knownSize: UInt64? = nil,
-                              limits: BookLimits) throws(BookError) -> (text: String, encoding: TextEncoding, data: Data) {
+                              limits: BookLimits) throws(BookError) -> (text: String, encoding: TextEncoding, identity: String) {
         let size: UInt64
         if let knownSize { size = knownSize } else { size = try fileSize(file) }
-        let data: Data
+        if size <= limits.maxEntrySize, let read = try PlainTextDecoder.readUTF8(file, size: size) {
+            return (read.text, read.encoding, ContentHash.identity(hex: StableHash.hex(read.hash)))
+        }
+        var data: Data
         if size <= limits.maxEntrySize {
             do {
                 data = try Data(contentsOf: file)
@@ -116,7 +129,9 @@ public enum BookReader {
             throw .tooLarge(file: file, violation: .entry(path: file.lastPathComponent, size: max(size, UInt64(data.count)),
                                                           limit: limits.maxEntrySize))
         }
+        let identity = ContentHash.identity(hex: ContentHash.fnv1a64(of: data))
         let (text, encoding) = try PlainTextDecoder.decode(data, file: file)
-        return (text, encoding, data)
+        data = Data()
+        return (text, encoding, identity)
     }
 }

@@ -29,7 +29,7 @@ struct ChapterHeadingLine: Equatable {
 
     /// Cheap rejection of the lines that cannot be headings (nearly all of them), before the
     /// Character-level work below.
-    static func mayBeHeading(_ line: String) -> Bool {
+    static func mayBeHeading(_ line: Substring) -> Bool {
         var word: [UInt8] = []
         for byte in line.utf8 {
             if byte == 0x20 || byte == 0x09 { break }
@@ -43,7 +43,7 @@ struct ChapterHeadingLine: Equatable {
         return firstWords.contains(word)
     }
 
-    init?(_ line: String) {
+    init?(_ line: Substring) {
         guard Self.mayBeHeading(line) else { return nil }
         let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let first = words.first, line.count <= 80 else { return nil }

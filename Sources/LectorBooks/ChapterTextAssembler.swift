@@ -25,11 +25,15 @@ enum ChapterTextAssembler {
         /// piece (nil: found by `range`, see `ChapterMarkupAssembler`).
         var markupStart: Int?
         var markupEnd: Int?
+        /// Where `document` starts in the whole document its spans name, when it is a stretch
+        /// of it (a plain-text chapter laid out alone).
+        var documentBase = 0
 
         init(document: DocumentText, range: Range<Int>, lead: String? = nil, isNote: Bool = false,
-             markupStart: Int? = nil, markupEnd: Int? = nil) {
+             markupStart: Int? = nil, markupEnd: Int? = nil, documentBase: Int = 0) {
             self.document = document
             self.range = range
+            self.documentBase = documentBase
             self.lead = lead
             self.isNote = isNote
             self.markupStart = markupStart
@@ -93,7 +97,8 @@ enum ChapterTextAssembler {
                     let lower = base + clipped.lowerBound - range.lowerBound
                     spans.append(SourceSpan(textRange: lower..<(lower + clipped.count), documentPath: document.path,
                                             anchor: segment.anchor, elementPath: segment.elementPath,
-                                            documentOffset: clipped.lowerBound, sourceLine: segment.line))
+                                            documentOffset: pieces[placement.piece].documentBase + clipped.lowerBound,
+                                            sourceLine: segment.line))
                 }
                 segmentIndex += 1
             }

@@ -2,9 +2,46 @@
 /// heading line, or a chapter heading with its title lines.
 ///
 ///     CHAPTER I.
-///     Down the Rabbit-Hole          → PlainTextBlock(lines: [("CHAPTER I.", 40), ("Down the Rabbit-Hole", 41)],
-///                                                    kind: .chapterHeading(key: "chapter i"))
+///     Down the Rabbit-Hole          → PlainTextBlock(lines: [("CHAPTER I.", 40, …), ("Down the Rabbit-Hole", 41, …)],
+///                                                    kind: .chapterHeading(key: "chapter i"), …)
 struct PlainTextBlock {
+    /// One line, trimmed. Its text shares the book's storage (a String of its own would cost a
+    /// heap object per line of a 48-MB book); `range` says where the whole line stands in the
+    /// text it was split from, which a Markdown heading's stripped `text` cannot.
+    struct Line {
+        var text: Substring
+        /// 1-based, in the file.
+        var number: Int
+        /// UTF-8 offsets of the trimmed line in that text.
+        var range: Range<Int>
+    }
+
+    /// Unicode scalars kept as text and the words they make, the way `SpeakableTextBuilder`
+    /// writes them (invisible characters dropped, whitespace only between words).
+    struct Tally {
+        var text = 0
+        var words = 0
+
+        /// The block's speakable length: its text and one space or line break between words.
+        var scalars: Int { text + max(0, words - 1) }
+
+        mutating func count(_ line: Substring) {
+            var inWord = false
+            for scalar in line.unicodeScalars {
+                switch SpeakableTextBuilder.kind(of: scalar) {
+                case .invisible: continue
+                case .space: inWord = false
+                case .text:
+                    if !inWord { words += 1 }
+                    inWord = true
+                    text += 1
+                }
+            }
+        }
+
+        static func + (lhs: Tally, rhs: Tally) -> Tally { Tally(text: lhs.text + rhs.text, words: lhs.words + rhs.words) }
+    }
+
     enum Kind: Equatable {
         case paragraph
         /// `#` is level 1; the marks are already stripped from the line.
@@ -12,8 +49,13 @@ struct PlainTextBlock {
         case chapterHeading(key: String)
     }
 
-    var lines: [(text: String, number: Int)]
+    /// A heading's lines, or a paragraph's first line only: the others are split again from
+    /// `range` when the block is laid out, so a book's lines are never all held at once.
+    var lines: [Line]
     var kind: Kind
+    /// UTF-8 offsets in the text split, from the first line's start to the last line's end.
+    var range: Range<Int>
+    var tally: Tally
 
     var isHeading: Bool { kind != .paragraph }
 

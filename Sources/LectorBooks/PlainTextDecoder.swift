@@ -1,4 +1,5 @@
 import Foundation
+import LectorCore
 
 /// Decodes a plain-text book's bytes, telling what encoding they were in.
 ///
@@ -19,36 +20,93 @@ enum PlainTextDecoder {
     ]
 
     static func decode(_ data: Data, file: URL) throws(BookError) -> (text: String, encoding: TextEncoding) {
-        let bytes = [UInt8](data)
-        if bytes.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
+        // No copy of the bytes and no NSString: a 48-MB book is decoded into one String.
+        if data.starts(with: [0xFF, 0xFE, 0x00, 0x00]) {
             throw .unsupportedEncoding(file: file, detected: "UTF-32 little-endian")
         }
-        if bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
+        if data.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
             throw .unsupportedEncoding(file: file, detected: "UTF-32 big-endian")
         }
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
-            guard let text = String(data: Data(bytes.dropFirst(3)), encoding: .utf8) else {
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) {
+            guard let text = data.withUnsafeBytes({ String(validating: $0.dropFirst(3), as: UTF8.self) }) else {
                 throw .unsupportedEncoding(file: file, detected: "UTF-8 byte order mark followed by invalid UTF-8")
             }
             return (text, .utf8WithByteOrderMark)
         }
-        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
-            let littleEndian = bytes[0] == 0xFF
-            guard let text = utf16(bytes.dropFirst(2), littleEndian: littleEndian) else {
+        if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) {
+            let littleEndian = data.first == 0xFF
+            guard let text = utf16(data.dropFirst(2), littleEndian: littleEndian) else {
                 throw .unsupportedEncoding(file: file, detected: "UTF-16 with invalid data")
             }
             return (text, littleEndian ? .utf16LittleEndian : .utf16BigEndian)
         }
-        if bytes.contains(0) {
-            throw .unsupportedEncoding(file: file, detected: nulDescription(bytes))
+        if data.withUnsafeBytes({ $0.contains(0) }) {
+            throw .unsupportedEncoding(file: file, detected: nulDescription([UInt8](data.prefix(4096))))
         }
-        if let text = String(data: data, encoding: .utf8) {
+        if let text = data.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) {
             return (text, .utf8)
         }
-        return try singleByte(bytes, file: file)
+        return try singleByte([UInt8](data), file: file)
     }
 
-    private static func utf16(_ bytes: ArraySlice<UInt8>, littleEndian: Bool) -> String? {
+    /// Reads a UTF-8 file (with or without its byte order mark) straight into a String, 1 MiB
+    /// at a time, hashing its bytes on the way (`StableHash`, the book's identity): a 48-MB book
+    /// costs one copy of its text, not its bytes and its text. Nil when the file is anything
+    /// else (another byte order mark, NUL bytes, invalid UTF-8): `decode` then reads it whole.
+    static func readUTF8(_ file: URL, size: UInt64) throws(BookError) -> (text: String, encoding: TextEncoding, hash: UInt64)? {
+        let chunkSize = 1 << 20
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            var text = ""
+            text.reserveCapacity(Int(size))
+            var hash = StableHash.offsetBasis
+            var carry: [UInt8] = []
+            var encoding = TextEncoding.utf8
+            var first = true
+            while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
+                let read = [UInt8](chunk)
+                hash = StableHash.value(read, continuing: hash)
+                var bytes = carry.isEmpty ? read : carry + read
+                if first {
+                    first = false
+                    if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
+                        return nil
+                    }
+                    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+                        encoding = .utf8WithByteOrderMark
+                        bytes.removeFirst(3)
+                    }
+                }
+                if bytes.contains(0) { return nil }
+                // A scalar cut by the chunk's end waits for the next chunk.
+                let cut = completeScalarsEnd(bytes)
+                guard let piece = String(validating: bytes[..<cut], as: UTF8.self) else { return nil }
+                text.append(piece)
+                carry = Array(bytes[cut...])
+            }
+            guard carry.isEmpty else { return nil }
+            return (text, encoding, hash)
+        } catch {
+            throw .unreadable(file: file, reason: "\(error)")
+        }
+    }
+
+    /// Where the last whole UTF-8 sequence of `bytes` ends: before a lead byte whose sequence
+    /// runs past the end (at most 3 bytes back).
+    static func completeScalarsEnd(_ bytes: [UInt8]) -> Int {
+        var index = bytes.count
+        while index > 0, bytes.count - index < 4 {
+            index -= 1
+            let byte = bytes[index]
+            if byte & 0xC0 == 0x80 { continue }   // a continuation byte: look further back
+            let length = byte < 0x80 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+            return index + length <= bytes.count ? bytes.count : index
+        }
+        return bytes.count
+    }
+
+    private static func utf16(_ bytes: Data, littleEndian: Bool) -> String? {
         guard bytes.count % 2 == 0 else { return nil }
         return String(data: Data(bytes), encoding: littleEndian ? .utf16LittleEndian : .utf16BigEndian)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LectorCore
 
 /// Splits a plain-text book into chapters and turns it into speakable text.
 ///
@@ -28,111 +29,243 @@ struct PlainTextLayout: Sendable {
     static let splitAboveWords = 7500
     static let leadingChapterMinimumWords = 20
 
-    var document: DocumentText
-    var title: String
-    var chapters: [(title: String, range: Range<Int>)]
+    /// One chapter: where its lines stand in the text, and what the rules over the whole text
+    /// decided inside it, so that it can be laid out alone from its own lines (`document(of:…)`)
+    /// and the whole book's text is never held at once.
+    struct ChapterSpan: Sendable, Equatable {
+        var title: String
+        /// UTF-8 offsets in the decoded text, from its first line's start to its last line's end.
+        var utf8Range: Range<Int>
+        /// Its first line's number (1-based) in the file.
+        var firstLine: Int
+        /// The first line numbers of its blocks laid out as headings (a contents list's chapter
+        /// lines, demoted over the whole text, are not).
+        var headingLines: Set<Int>
+        /// Where its speakable text starts in the whole text's (`SourceSpan.documentOffset`).
+        var documentOffset: Int
+        /// Its speakable text's length in Unicode scalars.
+        var scalarCount: Int
+        /// `StableHash` of its bytes: a file edited since it was opened is refused rather than
+        /// read with offsets that no longer match.
+        var checksum: UInt64
+    }
 
-    /// `recordsMarkup` also records the read-along page's markup (`DocumentText.markup`): each
-    /// paragraph a `<p>`, each heading an `<h2>`.
-    init(text: String, documentPath: String, fallbackTitle: String, recordsMarkup: Bool = false) {
-        var blocks = Self.blocks(of: text)
+    var title: String
+    var chapters: [ChapterSpan]
+
+    /// Decides the chapters over the whole text (rules above) without building its speakable
+    /// text: each block's length and words are counted the way `SpeakableTextBuilder` would
+    /// write them.
+    init(text: String, fallbackTitle: String) {
+        var blocks = Self.blocks(of: Substring(text), firstLine: 1)
         Self.demoteContentsLists(&blocks)
         let titleIndex = Self.titleHeadingIndex(blocks)
         let chapterIndexes = Self.chapterHeadingIndexes(blocks, titleIndex: titleIndex)
+        let sizes = blocks.map { (scalars: $0.tally.scalars, words: $0.tally.words) }
+        let title = titleIndex.map { blocks[$0].title } ?? fallbackTitle
+        self.title = title
 
+        var starts = Self.mergingHeadingOnly(chapterIndexes.map { ($0, blocks[$0].title) })
+        if let first = starts.first {
+            let leadingWords = sizes[0..<first.blockIndex].reduce(0) { $0 + $1.words }
+            if leadingWords >= Self.leadingChapterMinimumWords {
+                let leadingTitle = titleIndex.map { blocks[$0].title }
+                    ?? blocks.first.map { Self.shortened(String($0.lines.first?.text ?? "")) } ?? title
+                starts.insert((0, leadingTitle), at: 0)
+            } else {
+                starts[0].blockIndex = 0
+            }
+        } else {
+            starts = Self.parts(sizes, bookTitle: title)
+        }
+
+        // Where each block's text lands in the whole text: blocks with text, joined by a blank line.
+        var offsets: [Int] = []
+        offsets.reserveCapacity(blocks.count)
+        var length = 0
+        for size in sizes {
+            offsets.append(length == 0 ? 0 : length + 2)
+            if size.scalars > 0 { length += (length == 0 ? 0 : 2) + size.scalars }
+        }
+        chapters = starts.enumerated().map { index, start in
+            let end = index + 1 < starts.count ? starts[index + 1].blockIndex : blocks.count
+            let range = blocks[start.blockIndex].range.lowerBound..<blocks[end - 1].range.upperBound
+            let own = sizes[start.blockIndex..<end].filter { $0.scalars > 0 }
+            let first = (start.blockIndex..<end).first { sizes[$0].scalars > 0 }
+            return ChapterSpan(
+                title: start.title, utf8Range: range, firstLine: blocks[start.blockIndex].lines[0].number,
+                headingLines: Set(blocks[start.blockIndex..<end].filter(\.isHeading).map { $0.lines[0].number }),
+                documentOffset: first.map { offsets[$0] } ?? 0,
+                scalarCount: own.reduce(0) { $0 + $1.scalars } + 2 * max(0, own.count - 1),
+                checksum: Self.checksum(text.utf8, range))
+        }
+    }
+
+    private static func checksum(_ utf8: String.UTF8View, _ range: Range<Int>) -> UInt64 {
+        let lower = utf8.index(utf8.startIndex, offsetBy: range.lowerBound)
+        let upper = utf8.index(lower, offsetBy: range.count)
+        return StableHash.value(utf8[lower..<upper])
+    }
+
+    /// One chapter's speakable text, from its own lines (`text`, the file's bytes in
+    /// `chapter.utf8Range`), the same as it stands in the whole text's. `recordsMarkup` also
+    /// records the read-along page's markup (`DocumentText.markup`): each paragraph a `<p>`,
+    /// each heading an `<h2>`.
+    static func document(of text: Substring, chapter: ChapterSpan, documentPath: String,
+                         recordsMarkup: Bool = false) -> DocumentText {
+        let blocks = Self.blocks(of: text, firstLine: chapter.firstLine)
         var builder = SpeakableTextBuilder()
         var recorder = recordsMarkup ? MarkupRecorder() : nil
-        var blockStarts: [Int] = []
         var headings: [DocumentHeading] = []
         for block in blocks {
+            let isHeading = chapter.headingLines.contains(block.lines[0].number)
             builder.endBlock(.paragraph)
             let start = builder.nextTextOffset
-            blockStarts.append(start)
-            recorder?.open(OutputElement(tag: block.isHeading ? "h2" : "p"), at: start)
-            if block.isHeading {
-                for (index, line) in block.lines.enumerated() {
-                    if index > 0 { builder.endBlock(.line) }
-                    let run = builder.append(line.text, origin: { .init(elementPath: nil, line: line.number) })
-                    if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
-                }
-                headings.append(DocumentHeading(offset: start, end: builder.scalars.count, text: block.title))
-            } else {
-                for line in block.lines {
-                    let run = builder.append(line.text + "\n", origin: { .init(elementPath: nil, line: line.number) })
-                    if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
-                }
+            recorder?.open(OutputElement(tag: isHeading ? "h2" : "p"), at: start)
+            let lines = block.kind == .paragraph ? Self.lines(of: block, in: text) : block.lines
+            for (index, line) in lines.enumerated() {
+                if isHeading, index > 0 { builder.endBlock(.line) }
+                let run = builder.append(isHeading ? String(line.text) : line.text + "\n",
+                                         origin: { .init(elementPath: nil, line: line.number) })
+                if recorder != nil { recorder?.spoken(run, in: builder.scalars) }
             }
+            if isHeading { headings.append(DocumentHeading(offset: start, end: builder.scalars.count, text: block.title)) }
             recorder?.close(at: builder.nextTextOffset)
         }
         builder.finish()
         recorder?.finish(at: builder.nextTextOffset)
-        let document = DocumentText(path: documentPath, scalars: builder.scalars, segments: builder.segments,
-                                    anchors: [:], headings: headings, title: nil, markup: recorder?.markup)
-        let title = titleIndex.map { blocks[$0].title } ?? fallbackTitle
-        self.document = document
-        self.title = title
-
-        let starts = Self.mergingHeadingOnly(chapterIndexes.map { ($0, blocks[$0].title) })
-            .map { (offset: blockStarts[$0.blockIndex], title: $0.title) }
-        guard let first = starts.first else {
-            chapters = Self.parts(of: document, bookTitle: title)
-            return
-        }
-        var chapterStarts = starts
-        let leading = 0..<first.offset
-        if document.wordCount(in: leading) >= Self.leadingChapterMinimumWords {
-            let leadingTitle = titleIndex.map { blocks[$0].title }
-                ?? blocks.first.map { Self.shortened($0.lines.first?.text ?? "") } ?? title
-            chapterStarts.insert((0, leadingTitle), at: 0)
-        } else {
-            chapterStarts[0].offset = 0
-        }
-        chapters = chapterStarts.enumerated().map { index, start in
-            let end = index + 1 < chapterStarts.count ? chapterStarts[index + 1].offset : document.count
-            return (start.title, start.offset..<end)
-        }
+        return DocumentText(path: documentPath, scalars: builder.scalars, segments: builder.segments,
+                            anchors: [:], headings: headings, title: nil, markup: recorder?.markup)
     }
 
-    private static func blocks(of text: String) -> [PlainTextBlock] {
-        // Split on the UTF-8 bytes: splitting the Character view runs grapheme breaking over the
-        // whole book, and Foundation's replacingOccurrences copies it twice even without a CR.
-        let normalized = text.utf8.contains(13)
-            ? text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n") : text
-        let lines = normalized.utf8.split(separator: 10, omittingEmptySubsequences: false).map { Substring($0) }
-        var blocks: [PlainTextBlock] = []
-        var current: [(text: String, number: Int)] = []
-        func flush() {
-            if !current.isEmpty { blocks.append(PlainTextBlock(lines: current, kind: .paragraph)) }
-            current = []
+    /// Calls `body` with each line of `text` from UTF-8 offset `lower` to `upper` (ends: LF,
+    /// CRLF or CR), untrimmed, with its offset and number (the first is `number`).
+    private static func forEachLine(in text: Substring, from lower: Int, to upper: Int, number: Int,
+                                    _ body: (Substring, Int, Int) -> Void) {
+        let utf8 = text.utf8
+        let end = utf8.index(utf8.startIndex, offsetBy: upper)
+        var number = number
+        var index = utf8.index(utf8.startIndex, offsetBy: lower), offset = lower
+        var lineStart = index, lineOffset = offset
+        while index < end {
+            let byte = utf8[index]
+            guard byte == 10 || byte == 13 else {
+                utf8.formIndex(after: &index)
+                offset += 1
+                continue
+            }
+            body(Substring(utf8[lineStart..<index]), lineOffset, number)
+            number += 1
+            utf8.formIndex(after: &index)
+            offset += 1
+            if byte == 13, index < end, utf8[index] == 10 {
+                utf8.formIndex(after: &index)
+                offset += 1
+            }
+            lineStart = index
+            lineOffset = offset
         }
-        for (index, raw) in lines.enumerated() {
+        body(Substring(utf8[lineStart..<end]), lineOffset, number)
+    }
+
+    /// A paragraph's lines, split again from its range of `text`.
+    private static func lines(of block: PlainTextBlock, in text: Substring) -> [PlainTextBlock.Line] {
+        var lines: [PlainTextBlock.Line] = []
+        forEachLine(in: text, from: block.range.lowerBound, to: block.range.upperBound, number: block.lines[0].number) { raw, _, number in
+            lines.append(.init(text: trimmed(raw), number: number, range: 0..<0))
+        }
+        return lines
+    }
+
+    /// Splits `text` into blocks at blank lines and Markdown headings, each line a trimmed slice
+    /// of it numbered from `firstLine`. A paragraph keeps only its first three lines and what the
+    /// rules ask of the others (`Paragraph`), and a paragraph opening with a chapter line becomes
+    /// a heading block (with its short title lines), the text after it a paragraph of its own.
+    private static func blocks(of text: Substring, firstLine: Int) -> [PlainTextBlock] {
+        var blocks: [PlainTextBlock] = []
+        var paragraph = Paragraph()
+        forEachLine(in: text, from: 0, to: text.utf8.count, number: firstLine) { raw, offset, number in
             let line = Self.trimmed(raw)
-            if line.isEmpty {
-                flush()
-            } else if let heading = markdownHeading(line) {
-                flush()
-                blocks.append(PlainTextBlock(lines: [(heading.text, index + 1)], kind: .markdownHeading(level: heading.level)))
+            guard !line.isEmpty else {
+                paragraph.flush(into: &blocks)
+                return
+            }
+            let lower = offset + raw.utf8.distance(from: raw.startIndex, to: line.startIndex)
+            let entry = PlainTextBlock.Line(text: line, number: number, range: lower..<(lower + line.utf8.count))
+            if let heading = markdownHeading(line) {
+                paragraph.flush(into: &blocks)
+                var tally = PlainTextBlock.Tally()
+                tally.count(heading.text)
+                blocks.append(PlainTextBlock(lines: [.init(text: heading.text, number: number, range: entry.range)],
+                                             kind: .markdownHeading(level: heading.level), range: entry.range, tally: tally))
             } else {
-                current.append((line, index + 1))
+                paragraph.add(entry)
             }
         }
-        flush()
-        return blocks.flatMap(splitChapterHeading)
+        paragraph.flush(into: &blocks)
+        return blocks
+    }
+
+    /// The lines of a paragraph as they come, keeping what deciding whether it opens with a
+    /// chapter heading takes: its first three lines, how many lines read as chapter headings
+    /// (two or more: a contents list), and the tallies of its first line and of the rest.
+    private struct Paragraph {
+        var head: [PlainTextBlock.Line] = []
+        var count = 0
+        var chapterLines = 0
+        var firstMatch: ChapterHeadingLine?
+        var end = 0
+        var first = PlainTextBlock.Tally()
+        var rest = PlainTextBlock.Tally()
+
+        mutating func add(_ line: PlainTextBlock.Line) {
+            if head.count < 3 { head.append(line) }
+            let match = ChapterHeadingLine(line.text)
+            if match != nil { chapterLines += 1 }
+            if count == 0 {
+                firstMatch = match
+                first.count(line.text)
+            } else {
+                rest.count(line.text)
+            }
+            count += 1
+            end = line.range.upperBound
+        }
+
+        mutating func flush(into blocks: inout [PlainTextBlock]) {
+            defer { self = Paragraph() }
+            guard count > 0 else { return }
+            let whole = PlainTextBlock(lines: [head[0]], kind: .paragraph, range: head[0].range.lowerBound..<end, tally: first + rest)
+            guard chapterLines < 2, let match = firstMatch else { return blocks.append(whole) }
+            let characters = head.reduce(0) { $0 + $1.text.count }
+            let endsLikeSentence = head[0].text.last.map { ".!?".contains($0) } ?? false
+            if count <= 3, characters <= 120, match.isStrong || !endsLikeSentence {
+                var heading = whole
+                heading.lines = head
+                heading.kind = .chapterHeading(key: match.key)
+                return blocks.append(heading)
+            }
+            guard match.isStrong else { return blocks.append(whole) }
+            blocks.append(PlainTextBlock(lines: [head[0]], kind: .chapterHeading(key: match.key), range: head[0].range, tally: first))
+            if count > 1 {
+                blocks.append(PlainTextBlock(lines: [head[1]], kind: .paragraph, range: head[1].range.lowerBound..<end, tally: rest))
+            }
+        }
     }
 
     /// `trimmingCharacters(in: .whitespacesAndNewlines)` without the NSString round trip.
-    static func trimmed(_ line: Substring) -> String {
+    static func trimmed(_ line: Substring) -> Substring {
         let scalars = line.unicodeScalars
         func isSpace(_ scalar: Unicode.Scalar) -> Bool {
             scalar.value < 0x80 ? (scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace
         }
         guard let first = scalars.firstIndex(where: { !isSpace($0) }) else { return "" }
         let last = scalars.lastIndex(where: { !isSpace($0) })!
-        return String(scalars[first...last])
+        return Substring(scalars[first...last])
     }
 
     /// `## Chapter 2 ##` → (2, "Chapter 2"); `#hashtag` is no heading.
-    private static func markdownHeading(_ line: String) -> (level: Int, text: String)? {
+    private static func markdownHeading(_ line: Substring) -> (level: Int, text: Substring)? {
         let hashes = line.prefix { $0 == "#" }.count
         guard (1...6).contains(hashes) else { return nil }
         let rest = line.dropFirst(hashes)
@@ -140,23 +273,7 @@ struct PlainTextLayout: Sendable {
         var text = rest.trimmingCharacters(in: .whitespaces)
         while text.hasSuffix("#") { text.removeLast() }
         text = text.trimmingCharacters(in: .whitespaces)
-        return text.isEmpty ? nil : (hashes, text)
-    }
-
-    /// A paragraph opening with a chapter line becomes a heading block (with its short title
-    /// lines), and the text after it, if any, a paragraph of its own.
-    private static func splitChapterHeading(_ block: PlainTextBlock) -> [PlainTextBlock] {
-        guard block.kind == .paragraph else { return [block] }
-        let matches = block.lines.map { ChapterHeadingLine($0.text) }
-        guard matches.compactMap({ $0 }).count < 2, let match = matches[0] else { return [block] }
-        let characters = block.lines.reduce(0) { $0 + $1.text.count }
-        let endsLikeSentence = block.lines[0].text.last.map { ".!?".contains($0) } ?? false
-        if block.lines.count <= 3, characters <= 120, match.isStrong || !endsLikeSentence {
-            return [PlainTextBlock(lines: block.lines, kind: .chapterHeading(key: match.key))]
-        }
-        guard match.isStrong else { return [block] }
-        return [PlainTextBlock(lines: [block.lines[0]], kind: .chapterHeading(key: match.key)),
-                PlainTextBlock(lines: Array(block.lines.dropFirst()), kind: .paragraph)]
+        return text.isEmpty ? nil : (hashes, Substring(text))
     }
 
     /// Heading-only chapter lines whose key comes again later are a table of contents.
@@ -220,25 +337,23 @@ struct PlainTextLayout: Sendable {
         return merged
     }
 
-    /// Rule 6.
-    private static func parts(of document: DocumentText, bookTitle: String) -> [(title: String, range: Range<Int>)] {
-        guard !document.isEmpty else { return [] }
-        let total = document.wordCount(in: 0..<document.count)
-        guard total > splitAboveWords else { return [(bookTitle, 0..<document.count)] }
-        var parts: [(title: String, range: Range<Int>)] = []
-        var partStart = 0, wordsInPart = 0, wordsSeen = 0
-        for (index, segment) in document.segments.enumerated() {
-            let words = document.wordCount(in: segment.range)
-            wordsInPart += words
-            wordsSeen += words
-            if wordsInPart >= partWords, total - wordsSeen >= partWords / 2, index + 1 < document.segments.count {
-                let next = document.segments[index + 1].range.lowerBound
-                parts.append(("Part \(parts.count + 1)", partStart..<next))
-                partStart = next
+    /// Rule 6: block indexes where parts start, cut at the end of a paragraph with text.
+    private static func parts(_ sizes: [(scalars: Int, words: Int)], bookTitle: String)
+        -> [(blockIndex: Int, title: String)] {
+        guard sizes.contains(where: { $0.scalars > 0 }) else { return [] }
+        let total = sizes.reduce(0) { $0 + $1.words }
+        guard total > splitAboveWords else { return [(0, bookTitle)] }
+        let withText = sizes.indices.filter { sizes[$0].scalars > 0 }
+        var parts: [(blockIndex: Int, title: String)] = [(0, "Part 1")]
+        var wordsInPart = 0, wordsSeen = 0
+        for (position, index) in withText.enumerated() {
+            wordsInPart += sizes[index].words
+            wordsSeen += sizes[index].words
+            if wordsInPart >= partWords, total - wordsSeen >= partWords / 2, position + 1 < withText.count {
+                parts.append((withText[position + 1], "Part \(parts.count + 1)"))
                 wordsInPart = 0
             }
         }
-        parts.append(("Part \(parts.count + 1)", partStart..<document.count))
         return parts
     }
 

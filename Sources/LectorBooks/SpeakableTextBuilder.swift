@@ -51,6 +51,17 @@ struct SpeakableTextBuilder {
     /// Characters with no sound and no width: soft hyphen, zero-width space, word joiner, BOM.
     static let invisible: Set<Unicode.Scalar> = ["\u{00AD}", "\u{200B}", "\u{2060}", "\u{FEFF}"]
 
+    /// What `append` makes of a character: dropped, a word gap (whitespace and controls, which
+    /// collapse to one space or separator), or text kept as it is.
+    enum ScalarKind { case invisible, space, text }
+
+    static func kind(of scalar: Unicode.Scalar) -> ScalarKind {
+        // ASCII first: the Unicode property lookups and the Set hash cost ~100 ns a scalar.
+        if scalar.value < 0x80 { return scalar.value <= 0x20 || scalar.value == 0x7F ? .space : .text }
+        if invisible.contains(scalar) { return .invisible }
+        return scalar.properties.isWhitespace || scalar.properties.generalCategory == .control ? .space : .text
+    }
+
     /// Offset where the currently open segment started, if one is open.
     var openSegmentStart: Int? { openSegment?.start }
 
@@ -81,15 +92,9 @@ struct SpeakableTextBuilder {
     mutating func append(_ text: String, origin: () -> Origin) -> Range<Int>? {
         var runStart: Int?
         for scalar in text.unicodeScalars {
-            // ASCII first: the Unicode property lookups and the Set hash cost ~100 ns a scalar.
-            let isSpaceOrControl: Bool
-            if scalar.value < 0x80 {
-                isSpaceOrControl = scalar.value <= 0x20 || scalar.value == 0x7F
-            } else {
-                if Self.invisible.contains(scalar) { continue }
-                isSpaceOrControl = scalar.properties.isWhitespace || scalar.properties.generalCategory == .control
-            }
-            if isSpaceOrControl {
+            let kind = Self.kind(of: scalar)
+            if kind == .invisible { continue }
+            if kind == .space {
                 if openSegment != nil { pendingSpace = true }
                 continue
             }
