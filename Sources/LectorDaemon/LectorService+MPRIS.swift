@@ -203,8 +203,8 @@ extension LectorService {
         return .done
     }
 
-    /// A chapter not read yet (they load in order after the one playing) is answered when it
-    /// is, or with ChapterNotReady after `chapterTextWaitMicroseconds`.
+    /// A chapter not read yet (they load in order after the one playing) or let go (far from the
+    /// listener) is answered when it is read, or with ChapterNotReady after `chapterTextWaitMicroseconds`.
     func chapterText(_ call: MethodCall) throws -> MethodResult {
         let chapter = Int(try call.reader.readUInt32())
         guard let book = narrator.book else { throw LectorError(.noBook, "no book is open: Open one first") }
@@ -216,13 +216,16 @@ extension LectorService {
                         + "the reply waits for it (at most \(Self.chapterTextWaitMicroseconds / 1_000_000) s)")
             if chapterTextWaiters.isEmpty { chapterTextTimer?.schedule(after: Self.chapterTextWaitMicroseconds) }
             chapterTextWaiters[chapter, default: []].append(call.deferReply())
+            library.loadChapter(chapter)   // let go far from the listener: read again
             return .answered
         }
         return .values { try self.writeChapterText(chapter, $0) }
     }
 
     private func writeChapterText(_ chapter: Int, _ writer: MessageWriter) throws {
-        guard let book = narrator.book, let text = book.chapterTexts[chapter] else { return }
+        guard let book = narrator.book, let text = book.chapterTexts[chapter] else {
+            throw LectorError(.chapterNotReady, "chapter \(chapter) was let go before it could be sent; ask again")
+        }
         try writer.appendObjectPath(book.trackID(chapter))
         try writer.append(text)
     }

@@ -183,6 +183,7 @@ public final class LectorService {
             self?.announceVoices()   // Narrator1.Voice set, or the book being read opened again with another voice
         }
         narrationVoices.onProblem = { [weak self] voice, message in self?.neuralVoiceProblem(voice: voice, message: message) }
+        narrator.onChapterNeeded = { [weak library] chapter in library?.loadChapter(chapter) }
         library.onChapterLoaded = { [weak self] chapter in
             self?.chapterLoaded(chapter)
             if self?.pronunciationNeedsText == true { self?.checkPronunciation() }

@@ -122,10 +122,10 @@ extension Library {
         book.chapterTitles.indices.map { book.chapterScalarCounts[$0] ?? -1 }
     }
 
-    /// A background chapter arrived: once the last one is in, the entry gets the whole book's
+    /// A chapter arrived: once every chapter's length is known, the entry gets the whole book's
     /// length (progress and time left need it).
     func chapterArrived() {
-        guard let book = narrator.book, book.chapterTexts.count == book.chapterCount else { return }
+        guard let book = narrator.book, book.chapterScalarCounts.count == book.chapterCount else { return }
         saveLibraryEntry()
     }
 

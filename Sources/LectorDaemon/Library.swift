@@ -88,6 +88,8 @@ final class Library {
     private let openQueue = DispatchQueue(label: "io.github.lector.open")
     /// Bumped when a book is actually replaced: its background chapter loads then stop counting.
     private let latestBook = GenerationTicket()
+    /// Chapters being read for the open book (in the background or asked for).
+    private var requestedChapters: Set<Int> = []
     /// The latest Open wins: results of older ones are dropped (and not even parsed on
     /// `openQueue` once replaced). With what the latest Open named, for the loser's error.
     private let latestOpen = GenerationTicket()
@@ -320,8 +322,9 @@ final class Library {
                     try PreparedBook.prepare(url: url, options: opening, reading: reading, bookmarks: store,
                                              covers: covers, cancellation: cancellation)
                 } }
-            // What a refused or abandoned parse held goes back to the system.
-            if case .failure = result { releaseFreedHeap() }
+            // What the parse held and let go goes back to the system: all of a refused or
+            // abandoned one, the whole decoded text of a plain-text book.
+            releaseFreedHeap()
             LoopInbox.post { [weak self] in
                 guard let self else { return }
                 if self.parsing == generation {
@@ -379,6 +382,12 @@ final class Library {
         passageVoices = [:]
         let bookLanguage = prepared.book.language
         narrator.voiceForPassage = { [weak self] language in self?.voice(forPassageIn: language, bookLanguage: bookLanguage) }
+        // The book it replaces: its background chapter loads and markup stop at once. Before the
+        // narrator opens it, which may ask for a chapter from this outline.
+        if outline?.cancellation !== prepared.reader.cancellation { outline?.cancellation?.cancel() }
+        outline = prepared.reader
+        let generation = latestBook.advance()
+        requestedChapters = []
         narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, time: prepared.startTime,
                       play: play)
         // At its very start there is nothing to rewind to; elsewhere, quiet since it was last heard.
@@ -388,10 +397,7 @@ final class Library {
         onBookApplied?()
         Journal.log(.info, "opened \"\(BusText.capped(prepared.book.title))\" (\(prepared.book.chapterCount) chapters) at chapter \(prepared.startChapter + 1)",
                     fields: ["LECTOR_BOOK": prepared.book.url.path, "LECTOR_CHAPTER": String(prepared.startChapter + 1)])
-        // The book it replaces: its background chapter loads and markup stop at once.
-        if outline?.cancellation !== prepared.reader.cancellation { outline?.cancellation?.cancel() }
-        outline = prepared.reader
-        loadRemainingChapters(of: prepared, generation: latestBook.advance())
+        loadRemainingChapters(of: prepared, generation: generation)
     }
 
     /// Narrator1.GetChapterMarkup: the chapter as the read-along page shows it, made off the loop.
@@ -504,41 +510,60 @@ final class Library {
     /// Parses the other chapters one by one in the background, handing each to the narrator.
     private func loadRemainingChapters(of prepared: PreparedBook, generation: Int) {
         let reader = prepared.reader
-        let order = prepared.remainingChapters
+        let order = prepared.remainingChapters.filter { !requestedChapters.contains($0) }   // the narrator's asked already
         let latest = latestBook
+        requestedChapters.formUnion(order)
         bookQueue.async {
             for index in order {
                 // Another book has replaced this one: stop parsing it.
                 guard latest.get() == generation else { break }
-                let text: String
-                var languages: [LanguageRun] = []
-                var pronunciation = ChapterPronunciation()
-                do {
-                    let chapter = try reader.loadChapter(index)
-                    text = chapter.text
-                    languages = chapter.languageRuns
-                    pronunciation = chapter.pronunciation
-                    for warning in chapter.warnings {
-                        Journal.log(.notice, warning, fields: ["LECTOR_BOOK": reader.sourceURL.path])
-                    }
-                } catch {
-                    Journal.log(.warning, "chapter \(index + 1) could not be read: \(error)",
-                                fields: ["LECTOR_BOOK": reader.sourceURL.path, "LECTOR_CHAPTER": String(index + 1),
-                                         "LECTOR_ERROR": "BadBook"])
-                    text = ""
-                }
-                LoopInbox.post { [weak self] in
-                    guard let self else { return }
-                    guard generation == self.latestBook.get() else { return }   // a newer book replaced it
-                    self.narrator.chapterLoaded(index, text: text, languages: languages, pronunciation: pronunciation)
-                    self.onChapterLoaded?(index)
-                    self.chapterArrived()
-                }
+                let loaded = Self.read(index, of: reader)
+                LoopInbox.post { [weak self] in self?.deliver(index, loaded, generation: generation) }
             }
+            // The outline (the whole document) went with the block above; give what the parse
+            // freed in the worker threads' malloc arenas back to the system.
+            releaseFreedHeap()
         }
-        // The outline (the whole document) went with the block above; give what the parse
-        // freed in the worker threads' malloc arenas back to the system.
-        bookQueue.async { releaseFreedHeap() }
+    }
+
+    /// Reads a chapter of the open book again: the narrator let it go, far from the listener
+    /// (`OpenBook.keepTexts(near:)`), and needs it now or next. One read per chapter at a time.
+    func loadChapter(_ index: Int) {
+        guard let reader = outline, let book = narrator.book, book.chapterTitles.indices.contains(index),
+              book.chapterTexts[index] == nil, !requestedChapters.contains(index) else { return }
+        requestedChapters.insert(index)
+        let generation = latestBook.get()
+        bookQueue.async {
+            let loaded = Self.read(index, of: reader)
+            LoopInbox.post { [weak self] in self?.deliver(index, loaded, generation: generation) }
+        }
+    }
+
+    private typealias LoadedChapter = (text: String, languages: [LanguageRun], pronunciation: ChapterPronunciation)
+
+    /// A chapter's text, off the loop; an unreadable one is logged and read as empty.
+    private nonisolated static func read(_ index: Int, of reader: BookOutline) -> LoadedChapter {
+        do {
+            let chapter = try reader.loadChapter(index)
+            for warning in chapter.warnings {
+                Journal.log(.notice, warning, fields: ["LECTOR_BOOK": reader.sourceURL.path])
+            }
+            return (chapter.text, chapter.languageRuns, chapter.pronunciation)
+        } catch {
+            Journal.log(.warning, "chapter \(index + 1) could not be read: \(error)",
+                        fields: ["LECTOR_BOOK": reader.sourceURL.path, "LECTOR_CHAPTER": String(index + 1),
+                                 "LECTOR_ERROR": "BadBook"])
+            return ("", [], ChapterPronunciation())
+        }
+    }
+
+    private func deliver(_ index: Int, _ loaded: LoadedChapter, generation: Int) {
+        guard generation == latestBook.get() else { return }   // a newer book replaced it
+        requestedChapters.remove(index)
+        narrator.chapterLoaded(index, text: loaded.text, languages: loaded.languages, pronunciation: loaded.pronunciation)
+        onChapterLoaded?(index)
+        chapterArrived()
+        narrator.keepTextsNearListener()
     }
 
     /// `$XDG_CACHE_HOME/lector/covers`: GNOME Shell loads artUrl with GIO, so a file:// here.
@@ -638,7 +663,12 @@ struct PreparedBook: @unchecked Sendable {
         }
         // The bookmark's own place, untouched by the options or the checks above: its Position too.
         let startTime = found.flatMap { start == ($0.chapter, $0.offset) ? $0.position : nil }
-        let remaining = titles.indices.filter { $0 != start.chapter }
+        for entry in outline.chapters { if let count = entry.scalarCount { book.know(count, scalarsOf: entry.index) } }
+        // Chapters of unknown length and the listener's neighbours (OpenBook.keptChapters); the
+        // rest is read when the listener gets near.
+        let remaining = titles.indices.filter {
+            $0 != start.chapter && (book.chapterScalarCounts[$0] == nil || OpenBook.keptChapters.contains($0 - start.chapter))
+        }
         let ordered = remaining.filter { $0 > start.chapter } + remaining.filter { $0 < start.chapter }
         return PreparedBook(book: book, reader: reader, startChapter: start.chapter, startOffset: start.offset, startTime: startTime,
                             remainingChapters: ordered, note: note, bookmark: found)

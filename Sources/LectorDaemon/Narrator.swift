@@ -61,6 +61,8 @@ final class Narrator {
     /// A chapter was heard to its end (narration has moved on to the next, or the book ended):
     /// the sleep timer's "end of chapter" (SleepTimer).
     var onChapterHeardToEnd: (() -> Void)?
+    /// A chapter's text is needed (to play it, or next) and not here: read it from the book.
+    var onChapterNeeded: ((Int) -> Void)?
     /// Play is about to resume narration where it was: rewinding after a long pause (ResumeRewind).
     var willResume: (() -> Void)?
 
@@ -269,6 +271,12 @@ final class Narrator {
         }
     }
 
+    /// Lets go of chapter texts far from the listener (`OpenBook.keptChapters`), once whoever
+    /// waited for an arriving chapter has it.
+    func keepTextsNearListener() {
+        book?.keepTexts(near: state.chapter)
+    }
+
     // MARK: - position
 
     /// MPRIS Position: the stream clock since the run began, in normal-rate microseconds.
@@ -292,9 +300,15 @@ final class Narrator {
             nextOffset = offset
             clock = ChapterClock(scalarCount: 0, scalarsPerSecond: learnedSpeed)
             announcedLength = 0
-            // The background parser delivers chapters in order; this one plays when it comes.
+            // It plays when it comes: from the background parser, or read again (let go far
+            // from the listener).
             update { $0.chapter = chapter; if changedChapter { $0.metadataRevision += 1 } }
+            onChapterNeeded?(chapter)
             return
+        }
+        // The next is ready before this one ends.
+        if book.chapterTitles.indices.contains(chapter + 1), book.chapterTexts[chapter + 1] == nil {
+            onChapterNeeded?(chapter + 1)
         }
         let key = "\(book.identity)#\(chapter)"
         if key != segmenterKey {

@@ -32,6 +32,25 @@ struct OpenBook {
         chapterScalarCounts[chapter] = scalarCount ?? text.unicodeScalars.count
     }
 
+    /// A chapter's length known without its text (a plain-text book counts every chapter on open).
+    mutating func know(_ scalarCount: Int, scalarsOf chapter: Int) {
+        chapterScalarCounts[chapter] = scalarCount
+    }
+
+    /// Chapters whose text is kept, relative to the listener's: the one before (Previous), this
+    /// one and two after (the next is ready before this one ends). A long book's whole text is
+    /// never held; the others are read from the book again when the listener comes near.
+    static let keptChapters = -1...2
+
+    /// Lets go of the text of chapters outside `keptChapters` around `chapter`; lengths stay.
+    mutating func keepTexts(near chapter: Int) {
+        for index in chapterTexts.keys where !Self.keptChapters.contains(index - chapter) {
+            chapterTexts[index] = nil
+            chapterLanguages[index] = nil
+            chapterPronunciations[index] = nil
+        }
+    }
+
     /// Object path prefix of this book's tracks: stable per book, outside `/org/mpris`.
     var trackPrefix: String { "/io/github/lector/Track/b" + StableHash.hex(identity) }
 
