@@ -288,11 +288,12 @@ public final class SpeechEngine: @unchecked Sendable {
         espeak_SetParameter(espeakPITCH, job.request.espeakPitch, 0)
         espeak_SetParameter(espeakVOLUME, job.request.espeakVolume, 0)
 
-        let synthesis = Synthesis(id: job.id, mailbox: mailbox, sampleRate: sampleRate, text: job.request.text,
+        let input = guarded(job.request.text)
+        let synthesis = Synthesis(id: job.id, mailbox: mailbox, sampleRate: sampleRate, text: input,
                                   delivery: job.delivery)
         currentSynthesis = synthesis
         defer { currentSynthesis = nil }
-        let result = job.request.text.withCString { text in
+        let result = input.withCString { text in
             espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
                          UInt32(espeakCHARS_UTF8) | (job.request.ssml ? UInt32(espeakSSML) : 0)
                             | (job.request.phonemeInput ? UInt32(espeakPHONEMES) : 0), nil, nil)
@@ -311,6 +312,12 @@ public final class SpeechEngine: @unchecked Sendable {
         return true
     }
 
+    /// Every text espeak-ng reads goes through here: 1.51 crashes on some characters
+    /// (`EspeakInputGuard`); each becomes a space, so offsets hold.
+    private func guarded(_ text: String) -> String {
+        EspeakInputGuard.apply(text, version: version)
+    }
+
     private func runTrace(_ job: Job) -> String? {
         guard loadVoice(job.voice) else { return nil }
         var buffer: UnsafeMutablePointer<CChar>?
@@ -318,7 +325,7 @@ public final class SpeechEngine: @unchecked Sendable {
         guard let file = open_memstream(&buffer, &size) else { return nil }
         espeak_SetPhonemeTrace(job.traceIPA ? espeakPHONEMES_IPA : espeakPHONEMES_SHOW, file)
         tracing = true
-        _ = job.request.text.withCString { text in
+        _ = guarded(job.request.text).withCString { text in
             espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
                          UInt32(espeakCHARS_UTF8) | (job.request.phonemeInput ? UInt32(espeakPHONEMES) : 0), nil, nil)
         }
@@ -333,12 +340,13 @@ public final class SpeechEngine: @unchecked Sendable {
         guard loadVoice(job.voice) else { return nil }
         let collector = PhonemeCollector()
         currentCollector = collector
-        _ = job.request.text.withCString { text in
+        let input = guarded(job.request.text)
+        _ = input.withCString { text in
             espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
                          UInt32(espeakCHARS_UTF8) | (job.request.phonemeInput ? UInt32(espeakPHONEMES) : 0), nil, nil)
         }
         currentCollector = nil
-        let phonemes = Self.phonemes(job.request.text, mode: Int32(espeakPHONEMES_IPA))
+        let phonemes = Self.phonemes(input, mode: Int32(espeakPHONEMES_IPA))
         return PhonemeReading(phonemes: phonemes, events: collector.events).punctuated(by: job.request.text)
     }
 
@@ -376,7 +384,7 @@ public final class SpeechEngine: @unchecked Sendable {
         guard job.wanted() else { return true }
         guard loadVoice(job.voice) else { return true }
         while job.readings.count < job.texts.count {
-            job.readings.append(Self.phonemes(job.texts[job.readings.count]))
+            job.readings.append(Self.phonemes(guarded(job.texts[job.readings.count])))
             if DispatchTime.now().uptimeNanoseconds >= deadline { break }
         }
         return job.readings.count == job.texts.count
