@@ -107,7 +107,7 @@ public enum BookReader {
     /// A plain-text file's decoded text and identity, refused past `limits.maxEntrySize` before
     /// it is read (`size` from `fileSize`, looked up again when not given) and after. UTF-8 is
     /// read straight into the text (`PlainTextDecoder.readUTF8`); other encodings through the
-    /// file's bytes, let go once decoded.
+    /// file's bytes.
     static func readPlainText(_ file: URL, size knownSize: UInt64? = nil,
                               limits: BookLimits) throws(BookError) -> (text: String, encoding: TextEncoding, identity: String) {
         let size: UInt64
@@ -115,7 +115,7 @@ public enum BookReader {
         if size <= limits.maxEntrySize, let read = try PlainTextDecoder.readUTF8(file, size: size) {
             return (read.text, read.encoding, ContentHash.identity(hex: StableHash.hex(read.hash)))
         }
-        var data: Data
+        let data: Data
         if size <= limits.maxEntrySize {
             do {
                 data = try Data(contentsOf: file)
@@ -131,7 +131,6 @@ public enum BookReader {
         }
         let identity = ContentHash.identity(hex: ContentHash.fnv1a64(of: data))
         let (text, encoding) = try PlainTextDecoder.decode(data, file: file)
-        data = Data()
         return (text, encoding, identity)
     }
 }

@@ -61,13 +61,13 @@ struct PlainTextLayout: Sendable {
         Self.demoteContentsLists(&blocks)
         let titleIndex = Self.titleHeadingIndex(blocks)
         let chapterIndexes = Self.chapterHeadingIndexes(blocks, titleIndex: titleIndex)
-        let sizes = blocks.map { (scalars: $0.tally.scalars, words: $0.tally.words) }
+        let tallies = blocks.map(\.tally)
         let title = titleIndex.map { blocks[$0].title } ?? fallbackTitle
         self.title = title
 
         var starts = Self.mergingHeadingOnly(chapterIndexes.map { ($0, blocks[$0].title) })
         if let first = starts.first {
-            let leadingWords = sizes[0..<first.blockIndex].reduce(0) { $0 + $1.words }
+            let leadingWords = tallies[0..<first.blockIndex].reduce(0) { $0 + $1.words }
             if leadingWords >= Self.leadingChapterMinimumWords {
                 let leadingTitle = titleIndex.map { blocks[$0].title }
                     ?? blocks.first.map { Self.shortened(String($0.lines.first?.text ?? "")) } ?? title
@@ -76,22 +76,22 @@ struct PlainTextLayout: Sendable {
                 starts[0].blockIndex = 0
             }
         } else {
-            starts = Self.parts(sizes, bookTitle: title)
+            starts = Self.parts(tallies, bookTitle: title)
         }
 
         // Where each block's text lands in the whole text: blocks with text, joined by a blank line.
         var offsets: [Int] = []
         offsets.reserveCapacity(blocks.count)
         var length = 0
-        for size in sizes {
+        for tally in tallies {
             offsets.append(length == 0 ? 0 : length + 2)
-            if size.scalars > 0 { length += (length == 0 ? 0 : 2) + size.scalars }
+            if tally.scalars > 0 { length += (length == 0 ? 0 : 2) + tally.scalars }
         }
         chapters = starts.enumerated().map { index, start in
             let end = index + 1 < starts.count ? starts[index + 1].blockIndex : blocks.count
             let range = blocks[start.blockIndex].range.lowerBound..<blocks[end - 1].range.upperBound
-            let own = sizes[start.blockIndex..<end].filter { $0.scalars > 0 }
-            let first = (start.blockIndex..<end).first { sizes[$0].scalars > 0 }
+            let own = tallies[start.blockIndex..<end].filter { $0.scalars > 0 }
+            let first = (start.blockIndex..<end).first { tallies[$0].scalars > 0 }
             return ChapterSpan(
                 title: start.title, utf8Range: range, firstLine: blocks[start.blockIndex].lines[0].number,
                 headingLines: Set(blocks[start.blockIndex..<end].filter(\.isHeading).map { $0.lines[0].number }),
@@ -338,17 +338,17 @@ struct PlainTextLayout: Sendable {
     }
 
     /// Rule 6: block indexes where parts start, cut at the end of a paragraph with text.
-    private static func parts(_ sizes: [(scalars: Int, words: Int)], bookTitle: String)
+    private static func parts(_ tallies: [PlainTextBlock.Tally], bookTitle: String)
         -> [(blockIndex: Int, title: String)] {
-        guard sizes.contains(where: { $0.scalars > 0 }) else { return [] }
-        let total = sizes.reduce(0) { $0 + $1.words }
+        guard tallies.contains(where: { $0.scalars > 0 }) else { return [] }
+        let total = tallies.reduce(0) { $0 + $1.words }
         guard total > splitAboveWords else { return [(0, bookTitle)] }
-        let withText = sizes.indices.filter { sizes[$0].scalars > 0 }
+        let withText = tallies.indices.filter { tallies[$0].scalars > 0 }
         var parts: [(blockIndex: Int, title: String)] = [(0, "Part 1")]
         var wordsInPart = 0, wordsSeen = 0
         for (position, index) in withText.enumerated() {
-            wordsInPart += sizes[index].words
-            wordsSeen += sizes[index].words
+            wordsInPart += tallies[index].words
+            wordsSeen += tallies[index].words
             if wordsInPart >= partWords, total - wordsSeen >= partWords / 2, position + 1 < withText.count {
                 parts.append((withText[position + 1], "Part \(parts.count + 1)"))
                 wordsInPart = 0

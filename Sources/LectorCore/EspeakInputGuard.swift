@@ -25,7 +25,13 @@ public enum EspeakInputGuard {
 
     /// `text` with each character that may crash espeak-ng `version` replaced by a space.
     public static func apply(_ text: String, version: String) -> String {
-        guard isNeeded(version: version), text.unicodeScalars.contains(where: isTrigger) else { return text }
+        isNeeded(version: version) ? apply(text) : text
+    }
+
+    /// `text` with each character that may crash espeak-ng 1.51 replaced by a space; for a
+    /// caller that checked `isNeeded(version:)` once.
+    public static func apply(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isTrigger) else { return text }
         var view = String.UnicodeScalarView()
         for scalar in text.unicodeScalars { view.append(isTrigger(scalar) ? " " : scalar) }
         return String(view)

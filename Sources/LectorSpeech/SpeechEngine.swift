@@ -24,6 +24,8 @@ public final class SpeechEngine: @unchecked Sendable {
     public private(set) var voices: [Voice] = []
     /// espeak-ng's version and the data directory it reads ("1.51", "/usr/lib/.../espeak-ng-data").
     public private(set) var version = ""
+    /// Whether `version` is one whose crashes `EspeakInputGuard` avoids (before 1.52).
+    private var guardsInput = true
     public private(set) var dataPath = ""
 
     private struct Job {
@@ -222,6 +224,7 @@ public final class SpeechEngine: @unchecked Sendable {
         sampleRate = Int(espeak_ng_GetSampleRate())
         var path: UnsafePointer<CChar>?
         version = String(cString: espeak_Info(&path))
+        guardsInput = EspeakInputGuard.isNeeded(version: version)
         dataPath = path.map { String(cString: $0) } ?? "?"
         espeak_SetSynthCallback(synthCallback)
         voices = Self.listVoices()
@@ -315,7 +318,7 @@ public final class SpeechEngine: @unchecked Sendable {
     /// Every text espeak-ng reads goes through here: 1.51 crashes on some characters
     /// (`EspeakInputGuard`); each becomes a space, so offsets hold.
     private func guarded(_ text: String) -> String {
-        EspeakInputGuard.apply(text, version: version)
+        guardsInput ? EspeakInputGuard.apply(text) : text
     }
 
     private func runTrace(_ job: Job) -> String? {
