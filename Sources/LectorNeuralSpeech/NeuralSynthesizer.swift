@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import LectorCore
 import LectorNeural
 import LectorSpeech
@@ -15,7 +16,9 @@ import LectorSpeech
 /// worker that crashed or hung) is told through `onProblem`, and that job is handed to espeak-ng
 /// with `espeakVoice`, same id, so narration goes on from the same word. A worker that crashed or
 /// hung is replaced at the next job, up to `Engine.restarts` times; once a new one has spoken,
-/// `onProblem(nil)` says the voice speaks again. `cancel` stops a run at once.
+/// `onProblem(nil)` says the voice speaks again. Voice files replaced on disk (`lector voices add
+/// --force`) are loaded at the next job, a failed voice given another chance.
+/// `cancel` stops a run at once.
 ///
 ///     let neural = NeuralSynthesizer(modelPath: joe, espeakVoice: enUS, espeak: engine, mailbox: engine.mailbox,
 ///                                    outputRate: engine.sampleRate) { Journal.log(.warning, $0) }
@@ -64,10 +67,13 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
     private var stopping = false
     private let stopped = DispatchSemaphore(value: 0)
     private var loaded: Result<any PiperSpeaker, Error>?
+    /// The voice's two files as they were when `loaded` was loaded (job thread).
+    private var loadedFiles: VoiceFiles?
     private var lastUsed = Date()
     private var restarts = 0
     private var told: Set<String> = []
-    /// A worker crashed, hung or would not start: told, and untold once one speaks (job thread).
+    /// A worker crashed, hung or would not start, or a voice that could not speak was replaced:
+    /// told, and untold once it speaks (job thread).
     private var workerFault = false
 
     public init(modelPath: String, engine: Engine = .installed(), espeakVoice: Voice, espeak: SpeechEngine,
@@ -166,9 +172,18 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
         }
     }
 
-    /// The model, loaded at the first job and again after the worker ended (idle, crashed or
-    /// hung); a load that failed stays failed (job thread only).
+    /// The model, loaded at the first job, again after the worker ended (idle, crashed or hung)
+    /// and again when its files were replaced; a load that failed stays failed until then (job
+    /// thread only).
     func voice() throws -> any PiperSpeaker {
+        let files = VoiceFiles(modelPath: modelPath)
+        if loaded != nil, files != loadedFiles {
+            unload()
+            loaded = nil
+            restarts = 0
+            workerFault = workerFault || !told.isEmpty   // a problem told is withdrawn once the new files speak
+            told.removeAll()
+        }
         if case .success(let worker as PiperWorker)? = loaded, !worker.isRunning {
             unload()
             restarts += 1
@@ -177,6 +192,7 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
             }
         }
         if loaded == nil {
+            loadedFiles = files
             loaded = Result {
                 switch engine {
                 case .inProcess:
@@ -195,6 +211,24 @@ public final class NeuralSynthesizer: @unchecked Sendable {   // queue state und
             }
         }
         return try loaded!.get()
+    }
+
+    /// Which `.onnx` and `.onnx.json` are there: device, inode, size and change time of each
+    /// (nil for a missing one), so a file written over or renamed into place is seen.
+    struct VoiceFiles: Equatable {
+        var model: [Int]?
+        var config: [Int]?
+
+        init(modelPath: String) {
+            func identity(_ path: String) -> [Int]? {
+                var info = stat()
+                guard stat(path, &info) == 0 else { return nil }
+                return [Int(info.st_dev), Int(info.st_ino), Int(info.st_size),
+                        Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ctim.tv_sec), Int(info.st_ctim.tv_nsec)]
+            }
+            model = identity(modelPath)
+            config = identity(modelPath + ".json")
+        }
     }
 
     /// Ends a loaded worker (idle, replaced or shut down); a failed load is kept.

@@ -38,7 +38,7 @@ struct VoicesAdd: ParsableCommand {
     var model: String
     @Option(help: "The voice's config (Piper's NAME.onnx.json), if it is not beside the model.")
     var config: String?
-    @Flag(help: "Replace a voice of the same file name that is already installed.")
+    @Flag(help: "Replace a voice of the same file name that is already installed (a daemon reading with it loads the new one at its next sentence).")
     var force = false
 
     private var configPath: String { config ?? model + ".json" }
@@ -106,6 +106,7 @@ struct VoicesAdd: ParsableCommand {
 
         let details = [piper.espeakVoice, piper.quality, "\(piper.sampleRate) Hz"].compactMap { $0 }.joined(separator: ", ")
         print("\(replacing ? "Replaced" : "Installed") \(identifier) (piper: \(details)) in \(directory).")
+        if replacing { print("A daemon reading with it loads the new files at its next sentence.") }
         if let other = sameName?.neural?.modelPath {
             print("It is used instead of \(other), which has the same name.")
         }

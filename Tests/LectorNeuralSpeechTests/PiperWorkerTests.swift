@@ -125,9 +125,10 @@ final class PiperWorkerTests: XCTestCase {
 
     // MARK: The synthesizer's worker
 
-    func synthesizer(idleSeconds: Double, problems: NeuralSynthesizerTests.ProblemLog = .init()) throws -> NeuralSynthesizer {
+    func synthesizer(idleSeconds: Double, problems: NeuralSynthesizerTests.ProblemLog = .init(),
+                     modelPath: String? = nil) throws -> NeuralSynthesizer {
         let espeakVoice = try VoiceCatalog(voices: NeuralSynthesizerTests.engine.voices).resolve(language: nil, voice: "en-us")
-        return NeuralSynthesizer(modelPath: try NeuralSynthesizerTests.model(),
+        return NeuralSynthesizer(modelPath: try modelPath ?? NeuralSynthesizerTests.model(),
                                  engine: .worker(path: try executable, idleSeconds: idleSeconds, hangSeconds: 10),
                                  espeakVoice: espeakVoice, espeak: NeuralSynthesizerTests.engine,
                                  mailbox: NeuralSynthesizerTests.engine.mailbox,
@@ -185,6 +186,51 @@ final class PiperWorkerTests: XCTestCase {
         XCTAssertNotEqual(second, first)
         XCTAssertEqual(problems.all.count, 2, "the new worker spoke: \(problems.all)")
         XCTAssertEqual(problems.all.last, "speaks again", "the new worker spoke: \(problems.all)")
+    }
+
+    /// `lector voices add --force` while the daemon reads: the files written in place of a broken
+    /// voice are loaded at the next job (the problem withdrawn), and a replaced working voice too.
+    func testReplacedVoiceFilesAreLoadedAtTheNextJob() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replaced-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let real = try NeuralSynthesizerTests.model()
+        let model = directory.appendingPathComponent("en_US-swap-medium.onnx").path
+        let whole = try Data(contentsOf: URL(fileURLWithPath: real))
+        // As `voices add` installs: written beside, then renamed into place.
+        func install(_ bytes: Data) throws {
+            try bytes.write(to: URL(fileURLWithPath: model + ".new"))
+            XCTAssertEqual(rename(model + ".new", model), 0)
+        }
+        try install(whole.prefix(4096))
+        try FileManager.default.copyItem(atPath: real + ".json", toPath: model + ".json")
+
+        let problems = NeuralSynthesizerTests.ProblemLog()
+        let neural = try synthesizer(idleSeconds: 30, problems: problems, modelPath: model)
+        defer { neural.shutdown() }
+        _ = NeuralSynthesizerTests.engine.mailbox.drain()
+        neural.synthesize(id: 720, request: try SpeechRequest(text: "Call me Ishmael."))
+        XCTAssertEqual(outcomes([720]), [720: true], "espeak-ng spoke it")
+        XCTAssertNil(neural.workerPID)
+        XCTAssertEqual(problems.all.count, 1, "\(problems.all)")
+        XCTAssertTrue(problems.all.first?.contains("is not a whole ONNX model") ?? false, "\(problems.all)")
+        neural.synthesize(id: 721, request: try SpeechRequest(text: "Some years ago."))
+        XCTAssertEqual(outcomes([721]), [721: true])
+        XCTAssertEqual(problems.all.count, 1, "the same files fail again, untold: \(problems.all)")
+
+        try install(whole)
+        neural.synthesize(id: 722, request: try SpeechRequest(text: "Having little or no money in my purse."))
+        XCTAssertEqual(outcomes([722]), [722: true])
+        let first = try XCTUnwrap(neural.workerPID, "the voice written in its place loaded")
+        XCTAssertEqual(problems.all, [problems.all[0], "speaks again"])
+
+        try install(whole)
+        neural.synthesize(id: 723, request: try SpeechRequest(text: "I thought I would sail about a little."))
+        XCTAssertEqual(outcomes([723]), [723: true])
+        let second = try XCTUnwrap(neural.workerPID)
+        XCTAssertNotEqual(second, first, "the replaced voice is loaded in a new worker")
+        XCTAssertFalse(isAlive(first), "the old worker ended")
+        XCTAssertEqual(problems.all.count, 2, "\(problems.all)")
     }
 
     /// The worker's memory bound (issue 22: at most 250 MB while narrating) at the rates that make
