@@ -27,6 +27,7 @@ struct Neural: ParsableCommand {
     @Option(help: "Times the worker reads the paragraph in a round (its peak grows with what it has read).") var passes = 3
     @Option(help: "Rounds of the in-process, worker and anchor syntheses, interleaved (their medians compared).") var rounds = 1
     @Flag(help: "Only the in-process figures and the anchor (a minute instead of five).") var inProcessOnly = false
+    @Flag(help: "Only the figures at the sink (for many pauses: --blocks 6 --pauses 20).") var sinkOnly = false
     @Option(help: "ONNX Runtime's memory in-process: shrink (the worker's), keep or none.") var memory = "shrink"
 
     /// Moby-Dick's first paragraph, a sentence a line, as the anchor script reads it.
@@ -55,13 +56,13 @@ struct Neural: ParsableCommand {
         let engine = try SpeechEngine(bufferedSecondsAhead: 1)
         defer { engine.shutdown() }
         let reader = try VoiceCatalog(voices: engine.voices).resolve(language: nil, voice: "en-us")
-        for _ in 0..<max(1, rounds) {
+        for _ in 0..<(sinkOnly ? 0 : max(1, rounds)) {
             rtfs["in-process", default: []].append(try inProcess(model: model, engine: engine, reader: reader, into: &report))
             if let rtf = try throughWorker(model: model, engine: engine, reader: reader, into: &report, log: log) { rtfs["lector-piper", default: []].append(rtf) }
             if let rtf = anchor(model: model, into: &report, log: log) { rtfs["anchor", default: []].append(rtf) }
         }
         // The slowest rate makes the most audio per run: the worker's highest peak.
-        _ = try throughWorker(model: model, engine: engine, reader: reader, rate: SpeechRequest.rateRange.lowerBound, into: &report, log: log)
+        if !sinkOnly { _ = try throughWorker(model: model, engine: engine, reader: reader, rate: SpeechRequest.rateRange.lowerBound, into: &report, log: log) }
         if rounds > 1 {
             let medians = ["in-process", "lector-piper", "anchor"].map { name in
                 rtfs[name].map { String(format: "%@ %.4f (%.3f-%.3f)", name, Summary($0).median ?? 0, $0.min() ?? 0, $0.max() ?? 0) } ?? "\(name) -"
@@ -109,6 +110,10 @@ struct Neural: ParsableCommand {
             if ["pause", "play", "pauseFloor", "playFloor"].contains(key), let a = samples["en-us"]?[key], let b = samples["joe"]?[key] {
                 let quartiles = { (values: [Double]) in String(format: "%.1f-%.1f", Percentile.of(values, 0.25) ?? 0, Percentile.of(values, 0.75) ?? 0) }
                 report.text("\(key), \(a.count) and \(b.count) samples, interquartile: espeak-ng \(quartiles(a)) ms, joe \(quartiles(b)) ms")
+                if let interval = Self.medianDifference(b, a) {
+                    report.text(String(format: "%@, joe - espeak-ng: median difference %+.2f ms, 95 %% bootstrap interval %+.2f to %+.2f ms",
+                                       key, interval.estimate, interval.low, interval.high))
+                }
             }
             report.record(NeuralRecord(metric: "neural.sink.\(key)", espeak: espeak[key], neural: neural[key]))
         }
@@ -118,6 +123,19 @@ struct Neural: ParsableCommand {
             report.record(NeuralRecord(metric: "neural.paplay.wakeups", espeak: paplay.wakeups))
         }
         report.print()
+    }
+
+    /// The difference of two samples' medians and its 95 % percentile-bootstrap interval (2,000
+    /// resamples, fixed seed): whether the voices differ by more than the runs scatter.
+    static func medianDifference(_ a: [Double], _ b: [Double]) -> (estimate: Double, low: Double, high: Double)? {
+        guard a.count > 2, b.count > 2, let ma = Summary(a).median, let mb = Summary(b).median else { return nil }
+        var generator = SplitMix64(seed: 22)
+        let differences = (0..<2_000).map { _ in
+            let ra = a.indices.map { _ in a[Int(generator.next() % UInt64(a.count))] }
+            let rb = b.indices.map { _ in b[Int(generator.next() % UInt64(b.count))] }
+            return (Summary(ra).median ?? 0) - (Summary(rb).median ?? 0)
+        }
+        return (ma - mb, Percentile.of(differences, 0.025) ?? 0, Percentile.of(differences, 0.975) ?? 0)
     }
 
     /// paplay's own wakeups (its whole life, wait4's rusage) playing espeak-ng's WAV of the text.
@@ -280,6 +298,7 @@ struct Neural: ParsableCommand {
         figures["peak"] = ProcessProbe.peakResidentKiB(daemon.pid).map { Double($0) / 1024 }
         figures["workerPeak"] = worker.flatMap { ProcessProbe.peakResidentKiB($0) }.map { Double($0) / 1024 }
         _ = try session.run("playerctl", ["-p", "lector", "stop"])
+        if sinkOnly { return figures }
         // The mark: within 5 MB of idle 60 s after the listener stops (the worker ends after 30 s).
         Thread.sleep(forTimeInterval: 60)
         let left = ProcessProbe.children(of: daemon.pid, named: "lector-piper").compactMap { ProcessProbe.residentKiB($0) }.reduce(0, +)
