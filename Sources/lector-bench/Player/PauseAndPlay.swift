@@ -10,14 +10,33 @@ struct PauseAndPlay {
     var play: Double?
     var pauseFloor: Double?
     var playFloor: Double?
+    /// Pause and play of the trials whose sound was cut (or began) mid-sound: loud (`midSound`)
+    /// within 2 ms of the last (first) sample above speech level. Where the voice fell silent on
+    /// its own (a word's end, a gap) the last sound is earlier than the cut, by as much as the
+    /// voice says there; trials cut mid-sound time the player alone, whatever the voice.
+    var pauseMidSound: Double?
+    var playMidSound: Double?
+
+    static let midSound = 3000
 
     static let floor: Int16 = 16
 
-    /// Appends each figure that was measured to `samples` ("pause", "play", "pauseFloor", "playFloor").
+    /// Appends each figure that was measured to `samples` ("pause", "play", "pauseFloor",
+    /// "playFloor", and "pausePlay", their sum).
     func record(into samples: inout [String: [Double]]) {
-        for (key, value) in [("pause", pause), ("play", play), ("pauseFloor", pauseFloor), ("playFloor", playFloor)] {
+        for (key, value) in [("pause", pause), ("play", play), ("pauseFloor", pauseFloor), ("playFloor", playFloor),
+                             ("pausePlay", pausePlay), ("pauseMidSound", pauseMidSound), ("playMidSound", playMidSound)] {
             if let value { samples[key, default: []].append(value) }
         }
+    }
+
+    /// Pause and play of one trial together. What the voice says where the pause falls biases
+    /// each alone, in opposite directions: a pause in a gap between words reads early by the gap
+    /// heard before it, and the play after it late by the rest of that gap. Their sum is free of
+    /// it on average, so voices with more or fewer gaps compare fairly.
+    var pausePlay: Double? {
+        guard let pause, let play else { return nil }
+        return pause + play
     }
     /// parec's latency on the monitor for these figures. A null sink renders as far ahead as its
     /// lowest-latency client asks (here the recorder), and `MonitorRecording` dates samples back
@@ -34,11 +53,20 @@ struct PauseAndPlay {
         _ = try session.run("playerctl", ["-p", player, "pause"])
         Thread.sleep(forTimeInterval: 0.4)
         let before = pause.addingTimeInterval(-1)
-        figures.pause = recording.lastSound(after: before).map { $0.timeIntervalSince(pause) * 1000 }
+        let last = recording.lastSound(after: before)
+        figures.pause = last.map { $0.timeIntervalSince(pause) * 1000 }
+        if let last, recording.peakAmplitude(from: last.addingTimeInterval(-0.002), to: last.addingTimeInterval(0.0001)) >= midSound {
+            figures.pauseMidSound = figures.pause
+        }
         figures.pauseFloor = recording.lastSound(after: before, threshold: floor).map { $0.timeIntervalSince(pause) * 1000 }
         let play = Date()
         _ = try session.run("playerctl", ["-p", player, "play"])
-        figures.play = recording.waitForSound(after: play, timeout: 3).map { $0.timeIntervalSince(play) * 1000 }
+        let first = recording.waitForSound(after: play, timeout: 3)
+        figures.play = first.map { $0.timeIntervalSince(play) * 1000 }
+        if let first {
+            Thread.sleep(forTimeInterval: 0.01)   // the 2 ms after it recorded
+            if recording.peakAmplitude(from: first, to: first.addingTimeInterval(0.002)) >= midSound { figures.playMidSound = figures.play }
+        }
         figures.playFloor = recording.firstSound(after: play, threshold: floor).map { $0.timeIntervalSince(play) * 1000 }
         return figures
     }

@@ -98,6 +98,9 @@ struct Neural: ParsableCommand {
         let espeak = pooled("en-us"), neural = pooled("joe")
         for (label, key) in [("first audio after lector read (ms)", "first"), ("pause -> silence, median (ms)", "pause"),
                              ("play -> sound, median (ms)", "play"),
+                             ("pause + play of a trial, median (ms)", "pausePlay"),
+                             ("pause -> silence, cut mid-sound, median (ms)", "pauseMidSound"),
+                             ("play -> sound, resumed mid-sound, median (ms)", "playMidSound"),
                              ("pause -> last sample above \(PauseAndPlay.floor), median (ms)", "pauseFloor"),
                              ("play -> first sample above \(PauseAndPlay.floor), median (ms)", "playFloor"), ("CPU s per minute of audio (daemon + worker)", "cpu"),
                              ("wakeups/s (daemon + worker)", "wakeups"),
@@ -107,12 +110,16 @@ struct Neural: ParsableCommand {
                              ("worker RSS while reading (MB)", "worker"), ("worker RSS peak (MB)", "workerPeak"),
                              ("daemon + worker RSS 60 s after Stop (MB)", "stopped")] {
             table.row(label, [espeak[key], neural[key]].map { $0.map { String(format: "%.1f", $0) } ?? "-" })
-            if ["pause", "play", "pauseFloor", "playFloor"].contains(key), let a = samples["en-us"]?[key], let b = samples["joe"]?[key] {
+            if ["pause", "play", "pauseFloor", "playFloor", "pausePlay", "pauseMidSound", "playMidSound"].contains(key), let a = samples["en-us"]?[key], let b = samples["joe"]?[key] {
                 let quartiles = { (values: [Double]) in String(format: "%.1f-%.1f", Percentile.of(values, 0.25) ?? 0, Percentile.of(values, 0.75) ?? 0) }
                 report.text("\(key), \(a.count) and \(b.count) samples, interquartile: espeak-ng \(quartiles(a)) ms, joe \(quartiles(b)) ms")
-                if let interval = Self.medianDifference(b, a) {
-                    report.text(String(format: "%@, joe - espeak-ng: median difference %+.2f ms, 95 %% bootstrap interval %+.2f to %+.2f ms",
-                                       key, interval.estimate, interval.low, interval.high))
+                let statistics: [(String, ([Double]) -> Double?)] = [("median", { Summary($0).median }),
+                                                                     ("mean", { $0.isEmpty ? nil : $0.reduce(0, +) / Double($0.count) })]
+                for (name, statistic) in statistics {
+                    if let interval = Self.difference(b, a, statistic: statistic) {
+                        report.text(String(format: "%@, joe - espeak-ng: %@ difference %+.2f ms, 95 %% bootstrap interval %+.2f to %+.2f ms",
+                                           key, name, interval.estimate, interval.low, interval.high))
+                    }
                 }
             }
             report.record(NeuralRecord(metric: "neural.sink.\(key)", espeak: espeak[key], neural: neural[key]))
@@ -125,17 +132,18 @@ struct Neural: ParsableCommand {
         report.print()
     }
 
-    /// The difference of two samples' medians and its 95 % percentile-bootstrap interval (2,000
-    /// resamples, fixed seed): whether the voices differ by more than the runs scatter.
-    static func medianDifference(_ a: [Double], _ b: [Double]) -> (estimate: Double, low: Double, high: Double)? {
-        guard a.count > 2, b.count > 2, let ma = Summary(a).median, let mb = Summary(b).median else { return nil }
+    /// The difference of two samples' `statistic` (median or mean) and its 95 % percentile-bootstrap
+    /// interval (2,000 resamples, fixed seed): whether the voices differ by more than runs scatter.
+    static func difference(_ a: [Double], _ b: [Double], statistic: ([Double]) -> Double?)
+        -> (estimate: Double, low: Double, high: Double)? {
+        guard a.count > 2, b.count > 2, let sa = statistic(a), let sb = statistic(b) else { return nil }
         var generator = SplitMix64(seed: 22)
         let differences = (0..<2_000).map { _ in
             let ra = a.indices.map { _ in a[Int(generator.next() % UInt64(a.count))] }
             let rb = b.indices.map { _ in b[Int(generator.next() % UInt64(b.count))] }
-            return (Summary(ra).median ?? 0) - (Summary(rb).median ?? 0)
+            return (statistic(ra) ?? 0) - (statistic(rb) ?? 0)
         }
-        return (ma - mb, Percentile.of(differences, 0.025) ?? 0, Percentile.of(differences, 0.975) ?? 0)
+        return (sa - sb, Percentile.of(differences, 0.025) ?? 0, Percentile.of(differences, 0.975) ?? 0)
     }
 
     /// paplay's own wakeups (its whole life, wait4's rusage) playing espeak-ng's WAV of the text.
