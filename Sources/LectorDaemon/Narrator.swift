@@ -405,7 +405,13 @@ final class Narrator {
     func pause() {
         guard state.status == .playing else { return }
         stream?.pause()
-        cutAtNextWord()
+        // What is synthesized stays, on the server and here, so Play synthesizes nothing again
+        // (a neural voice's refill overlapped the next pause: +0.25 ms at the sink). Only a
+        // sentence still being made is cut, at its last word in hand (whose sound may be
+        // partial), which frees the speech thread.
+        if let current = synthesis {
+            cutAtNextWord(atOrAfter: current.words.last?.frame ?? current.baseFrame ?? stream?.endFrame)
+        }
         update { $0.status = .paused }
         channel.stopListening()
         onBookmark?()

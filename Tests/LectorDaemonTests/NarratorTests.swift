@@ -71,17 +71,20 @@ final class FakeSynthesizer: NarrationSynthesizer {
     }
 }
 
-/// A narration stream in memory: everything enqueued is on the "server" at once; the listener's
-/// frame moves with the `ManualLoop`'s time unless corked, up to what was written; timing
-/// replies are always fresh (the channel never has to ask).
+/// A narration stream in memory: the "server" takes up to `serverSeconds` ahead of the listener
+/// (the real stream's 8 s) and the rest waits in the stream, handed over as the listener moves
+/// on; the listener's frame moves with the `ManualLoop`'s time unless corked, up to what was
+/// enqueued; timing replies are always fresh (the channel never has to ask).
 @MainActor
 final class FakeNarrationStream: NarrationStream {
+    static let serverSeconds: Int64 = 8
     let sampleRate = FakeSynthesizer.sampleRate
     private(set) var isCorked = false
     var state = PlaybackStream.State.ready
     var gain = 1.0
+    /// Handed to the server (as of the last change of the stream).
     private(set) var framesWritten: Int64 = 0
-    var endFrame: Int64 { framesWritten }
+    private(set) var endFrame: Int64 = 0
     let serverIndex: UInt32? = nil
     private let loop: ManualLoop
     private var anchorFrame: Int64 = 0
@@ -94,23 +97,30 @@ final class FakeNarrationStream: NarrationStream {
 
     func enqueue(_ samples: [Int16]) {
         anchor()
-        framesWritten += Int64(samples.count)
+        endFrame += Int64(samples.count)
+        handOver()
     }
 
     @discardableResult func truncate(atFrame frame: Int64) -> Int64 {
         anchor()
-        framesWritten = max(anchorFrame, min(frame, framesWritten))
+        endFrame = max(anchorFrame, min(frame, endFrame))
+        framesWritten = min(framesWritten, endFrame)
+        handOver()
         return endFrame
     }
 
     func pause() { anchor(); isCorked = true }
     func resume() { anchor(); isCorked = false }
-    func stop() { anchor(); framesWritten = anchorFrame }
+    func stop() { anchor(); endFrame = anchorFrame; framesWritten = anchorFrame }
 
     func currentHeardFrame() -> Int64 {
         guard !isCorked else { return anchorFrame }
         let elapsed = Int64(loop.now - anchorTime) * Int64(sampleRate) / 1_000_000
-        return min(framesWritten, anchorFrame + elapsed)
+        return min(endFrame, anchorFrame + elapsed)
+    }
+
+    private func handOver() {
+        framesWritten = max(framesWritten, min(endFrame, anchorFrame + Self.serverSeconds * Int64(sampleRate)))
     }
 
     func timingIsFresh(maxAge: UInt64) -> Bool { true }
@@ -124,6 +134,7 @@ final class FakeNarrationStream: NarrationStream {
     private func anchor() {
         anchorFrame = currentHeardFrame()
         anchorTime = loop.now
+        handOver()
     }
 }
 
@@ -249,6 +260,29 @@ final class NarratorTests: XCTestCase {
             XCTAssertEqual(offsets, Array(Set(offsets)).sorted(), "a word repeated or came out of order: \(offsets)")
             XCTAssertEqual(offsets.count, 5, "words 0-4 in two seconds of listening: \(offsets)")
             XCTAssertEqual(harness.positionSeconds, 2.0, accuracy: 0.02)
+        }
+    }
+
+    /// A pause keeps the audio in hand, so Play synthesizes nothing again: with a neural voice
+    /// that refill after every Play cost the pause that followed it at the sink.
+    func testPauseKeepsWhatIsSynthesizedAndPlaySynthesizesNothingAgain() throws {
+        try withNarrator { harness in
+            let sentences = (0..<200).map { "Sentence \($0) has exactly these few words in it." }.joined(separator: " ")
+            harness.open([sentences])
+            harness.listen(seconds: 1.0)
+            let stream = try XCTUnwrap(harness.stream)
+            let end = stream.endFrame
+            let asked = harness.synthesizer.requested.count
+            XCTAssertGreaterThan(Double(end - stream.currentHeardFrame()) / Double(stream.sampleRate), Double(Narrator.refillBelowSeconds))
+            harness.narrator.pause()
+            XCTAssertEqual(stream.endFrame, end, "pause dropped synthesized audio")
+            harness.listen(seconds: 2)
+            harness.narrator.play()
+            harness.listen(seconds: 2)
+            XCTAssertEqual(harness.synthesizer.requested.count, asked, "Play synthesized again what the pause had kept")
+            let offsets = harness.spoken.map(\.offset)
+            XCTAssertEqual(offsets, Array(Set(offsets)).sorted(), "a word repeated or came out of order: \(offsets)")
+            XCTAssertEqual(harness.positionSeconds, 3.0, accuracy: 0.05)
         }
     }
 
