@@ -460,7 +460,8 @@ final class Narrator {
     /// gap, no repeat.
     func setRate(_ rate: Double) {
         guard rate != state.rate else { return }
-        if let stream, state.status == .playing,
+        // Paused too: a pause keeps seconds synthesized at the old rate.
+        if let stream, state.status != .stopped,
            let cut = cutAtNextWord(atOrAfter: stream.currentHeardFrame() + Self.cutLeadFrames(stream)) {
             let seconds = Double(max(0, cut.frame - runBaseFrame)) / Double(stream.sampleRate)
             let time = clock.position(audioSeconds: seconds, rate: state.rate)

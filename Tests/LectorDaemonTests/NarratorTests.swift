@@ -314,6 +314,26 @@ final class NarratorTests: XCTestCase {
         }
     }
 
+    /// Paused with seconds of audio in hand, a rate change is heard from the next word after Play
+    /// too, not after what was synthesized at the old rate.
+    func testARateChangeWhilePausedIsHeardFromTheNextWord() throws {
+        try withNarrator { harness in
+            let sentences = (0..<200).map { "Sentence \($0) has exactly these few words in it." }.joined(separator: " ")
+            harness.open([sentences])
+            harness.listen(seconds: 1.0)
+            harness.narrator.pause()
+            let before = harness.positionSeconds
+            harness.narrator.setRate(2.0)
+            harness.narrator.play()
+            harness.listen(seconds: 2.0)
+            // The next word at least 80 ms ahead (the fake's words are 0.4 s) at 1x, the rest at 2x.
+            XCTAssertEqual(harness.positionSeconds - before, 3.75, accuracy: 0.3, "two seconds heard at 2x")
+            XCTAssertEqual(harness.synthesizer.requested.last?.rate, 2.0)
+            let offsets = harness.spoken.map(\.offset)
+            XCTAssertEqual(offsets, Array(Set(offsets)).sorted(), "a word repeated or came out of order: \(offsets)")
+        }
+    }
+
     func testSynthesisStaysBetweenFifteenAndThirtySecondsAhead() throws {
         try withNarrator { harness in
             // 200 sentences of about 4 s each: far more than the buffer.
