@@ -96,7 +96,9 @@ struct Neural: ParsableCommand {
             return figures
         }
         let espeak = pooled("en-us"), neural = pooled("joe")
-        for (label, key) in [("first audio after lector read (ms)", "first"), ("pause -> silence, median (ms)", "pause"),
+        for (label, key) in [("first audio after lector read (ms)", "first"),
+                             ("first audio after lector read, voice loaded (ms)", "firstLoaded"),
+                             ("pause -> silence, median (ms)", "pause"),
                              ("play -> sound, median (ms)", "play"),
                              ("pause + play of a trial, median (ms)", "pausePlay"),
                              ("pause -> silence, cut mid-sound, median (ms)", "pauseMidSound"),
@@ -303,6 +305,16 @@ struct Neural: ParsableCommand {
             try PauseAndPlay.measure("lector", in: session, recording: recording).record(into: &samples)
             Thread.sleep(forTimeInterval: 0.8)
         }
+        // The book again from its start, the voice loaded (the worker runs): first audio is the
+        // first clause's synthesis, not the model's load. Paused first, so silence is before it.
+        _ = try session.run("playerctl", ["-p", "lector", "pause"])
+        _ = recording.waitForSilence(quiet: 0.3, timeout: 3)
+        let again = Date()
+        let reread = try session.run(lector, ["read", book.path, "--voice", voice, "--from-start"])
+        if reread.status == 0, let heardAgain = recording.waitForSound(after: again, timeout: 10) {
+            figures["firstLoaded"] = heardAgain.timeIntervalSince(again) * 1000
+        }
+        Thread.sleep(forTimeInterval: 1)
         figures["peak"] = ProcessProbe.peakResidentKiB(daemon.pid).map { Double($0) / 1024 }
         figures["workerPeak"] = worker.flatMap { ProcessProbe.peakResidentKiB($0) }.map { Double($0) / 1024 }
         _ = try session.run("playerctl", ["-p", "lector", "stop"])
