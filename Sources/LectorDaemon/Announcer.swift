@@ -23,7 +23,7 @@ final class Announcer {
     /// The sender overheard notifications are queued under (one share of the queue for all).
     static let notificationSender = "org.freedesktop.Notifications"
 
-    // Set in the daemon's one wiring block (LectorService.init), like every component's `on…`:
+    // Set in the daemon's one wiring block (LectorService+Wiring), like every component's `on…`:
     // what it reports, and what it asks of the audio policy and the narrator. Unwired, nothing starts.
     /// SpeechStarted, SpeakingRange and SpeechFinished, at the moment they are heard.
     var onHeard: (Signal) -> Void = { _ in }

@@ -35,7 +35,7 @@ extension LectorService {
         if let mismatch = Library.languageMismatch(voice, bookLanguage: narrator.book?.language) {
             throw LectorError.invalidArgument(mismatch + "; " + Library.voiceHint(bookLanguage: narrator.book?.language))
         }
-        sleepTimer?.listenerActed()
+        sleepTimer.listenerActed()
         library.choose(voice: voice.name)   // Voice and BookVoices are announced through library.onVoiceChanged
     }
 
@@ -66,36 +66,21 @@ extension LectorService {
         bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: changed)
     }
 
-    /// Wires the daily-loop components to the narrator and the audio policy (from `init`).
-    func startDailyLoop() throws {
-        sleepTimer = try SleepTimer(loop: loop, host: self)
-        startup.add("sleep timer") { [weak self] in self?.sleepTimer?.close() }
-        narrator.onChapterHeardToEnd = { [weak self] in self?.sleepTimer?.chapterEnded() }
-        narrator.willResume = { [weak self] in self?.rewindIfDue() }
-        library.onOpened = { [weak self] lastHeard, playing in
-            guard let self else { return }
-            // The book's own voice (or its language's): Narrator1.Voice, and the voices offered for it.
-            self.announceVoices()
-            if self.resumeRewind.bookOpened(lastHeard: lastHeard, playing: playing) { self.rewind() }
-        }
-        audioPolicy.onListenerActed = { [weak self] in self?.sleepTimer?.listenerActed() }
-    }
-
-    /// After every change of the narrator's state (from `registerMPRIS`'s observer).
+    /// After every change of the narrator's state (its `onStateChange`, LectorService+Wiring).
     func dailyLoopStateChanged(from before: PlayerState) {
         let playing = narrator.state.status == .playing
         if (before.status == .playing) != playing {
-            sleepTimer?.playbackChanged(playing: playing)
+            sleepTimer.playbackChanged(playing: playing)
             playing ? resumeRewind.narrationStarted() : resumeRewind.narrationStopped()
         }
     }
 
     /// Narration is about to resume: after a long enough pause, a little earlier.
-    private func rewindIfDue() {
+    func rewindIfDue() {
         if resumeRewind.isDue() { rewind() }
     }
 
-    private func rewind() {
+    func rewind() {
         let seconds = resumeRewind.rewindSeconds
         Journal.log(.info, "resuming after a long pause: \(seconds) s earlier, at the sentence's start",
                     fields: audioPolicy.narrationFields([:]))

@@ -133,26 +133,6 @@ extension LectorService {
 
     func registerMPRIS() throws {
         for object in mprisObjects() { try bus.add(object) }
-        narrator.onStateChange = { [weak self] before in
-            guard let self else { return }
-            if before.status != .playing, self.narrator.status == .playing { self.audioPolicy.narrationStarted() }
-            self.narratorChanged(from: before)
-            self.library.playbackChanged(from: before, to: self.narrator.state)
-            self.dailyLoopStateChanged(from: before)
-        }
-        narrator.onHoldChange = { [weak self] in self?.audioPolicy.pausedBecauseMayHaveChanged() }
-        narrator.onSeeked = { [weak self] position in
-            guard let self else { return }
-            self.emitSignal(MPRISNames.path, MPRISNames.player, "Seeked") { try $0.append(position) }
-        }
-        narrator.onSpeakingRange = { [weak self] (track: String, start: Int, length: Int) in
-            guard let self else { return }
-            self.emitSignal(BusNames.objectPath, MPRISNames.narrator, "SpeakingRange") {
-                try $0.appendObjectPath(track)
-                try $0.append(UInt32(start))
-                try $0.append(UInt32(length))
-            }
-        }
     }
 
     func narratorChanged(from before: PlayerState) {
@@ -252,7 +232,7 @@ extension LectorService {
         guard PlayerState.rateRange.contains(rate) else {
             throw LectorError.invalidArgument("Rate must be between MinimumRate \(PlayerState.rateRange.lowerBound) and MaximumRate \(PlayerState.rateRange.upperBound), got \(rate)")
         }
-        sleepTimer?.listenerActed()
+        sleepTimer.listenerActed()
         guard narrator.book != nil else { return narrator.setRate(rate) }
         library.choose(rate: rate)   // remembered for this book
     }
@@ -260,7 +240,7 @@ extension LectorService {
     func setVolume(_ reader: MessageReader) throws {
         let volume = try reader.readDouble()
         guard volume.isFinite else { throw LectorError.invalidArgument("Volume must be a finite number") }
-        sleepTimer?.listenerActed()
+        sleepTimer.listenerActed()
         narrator.setVolume(min(1, max(0, volume)))
     }
 

@@ -67,7 +67,7 @@ public final class LectorService {
     /// Route changes, calls, ducking (issue 4).
     let audioPolicy: AudioPolicyDriver
     /// `lector sleep`: pauses narration when the time is up, fading the last 20 s.
-    var sleepTimer: SleepTimer?
+    let sleepTimer: SleepTimer
     /// After a long pause, narration resumes a sentence or so earlier.
     let resumeRewind = ResumeRewind()
     /// Reopens a failed stream a moment later.
@@ -156,38 +156,20 @@ public final class LectorService {
         let narrator = try Narrator(loop: loop, engine: narrationVoices, allocateJob: jobs.next)
         self.narrator = narrator
         startup.add("narrator") { narrator.close() }
-        let library = try Library(loop: loop, narrator: narrator, catalog: narrationCatalog)
+        let library = try Library(loop: loop, narration: narrator, catalog: narrationCatalog)
         self.library = library
         startup.add("library") { library.close() }
         let mirror = SoundServerMirror()   // held by the policy; the sound server attaches it to each connection
         let audioPolicy = try AudioPolicyDriver(loop: loop, mirror: mirror, narrator: narrator, announcer: announcer)
         self.audioPolicy = audioPolicy
         startup.add("audio policy") { audioPolicy.close() }
+        let sleepTimer = try SleepTimer(loop: loop, narration: narrator)
+        self.sleepTimer = sleepTimer
+        startup.add("sleep timer") { sleepTimer.close() }
 
-        // Wiring: components report to this context through weak references.
         try bus.attach(to: loop)
-        // Losing the bus ends the daemon through the same teardown as a signal (not through
-        // sd_bus_set_exit_on_disconnect, which would end the loop before anything is saved).
-        try bus.onDisconnected { [weak self] in
-            MainActor.assumeIsolated { self?.requestExit(.busLost) }
-        }
         streamRetry = try loop.timer { [weak self] in self?.reopenMissingStreams() }
         startup.add("stream retry") { [weak self] in self?.streamRetry?.close() }
-        library.onBookApplied = { [weak self] in
-            self?.failChapterTextWaiters(LectorError(.superseded, "another book was opened before the chapter was read"))
-            self?.announceTrackListReplaced()
-            self?.checkPronunciation()
-        }
-        library.onVoiceChanged = { [weak self] in
-            self?.checkPronunciation()
-            self?.announceVoices()   // Narrator1.Voice set, or the book being read opened again with another voice
-        }
-        narrationVoices.onProblem = { [weak self] voice, message in self?.neuralVoiceProblem(voice: voice, message: message) }
-        narrator.onChapterNeeded = { [weak library] chapter in library?.loadChapter(chapter) }
-        library.onChapterLoaded = { [weak self] chapter in
-            self?.chapterLoaded(chapter)
-            if self?.pronunciationNeedsText == true { self?.checkPronunciation() }
-        }
         chapterTextTimer = try loop.timer { [weak self] in
             self?.failChapterTextWaiters(LectorError(.chapterNotReady, "the chapter is still being read from the book "
                                                      + "(chapters load in order after the one playing); ask again shortly"))
@@ -204,27 +186,11 @@ public final class LectorService {
             for source in self?.sources ?? [] { source.close() }
             self?.sources = []
         }
-        notifications.onChanged = { [weak self] names in
-            self?.bus.emitPropertiesChanged(path: BusNames.objectPath, interface: BusNames.interface, names: names)
-        }
-        audioPolicy.onPausedBecauseChanged = { [weak self] in
-            self?.bus.emitPropertiesChanged(path: BusNames.objectPath, interface: MPRISNames.narrator, names: ["PausedBecause"])
-        }
-        try? reloadConfiguration()   // a broken file is logged; defaults stand
         soundServer.attach(mirror)
-        soundServer.onStateChange = { [weak self] state in self?.soundServerChanged(state) }
-
+        try wireComponents()
+        try? reloadConfiguration()   // a broken file is logged; defaults stand
         try bus.add(lector1Object())
         try registerMPRIS()
-        narrator.onBookmark = { [weak self] in self?.library.saveBookmark() }
-        narrator.onNeedsStream = { [weak self] in self?.openNarrationStreamIfWanted() }
-        try startDailyLoop()
-        announcer.onHeard = { [weak self] event in self?.announcementHeard(event) }
-        announcer.mayStart = { [weak self] priority in self?.audioPolicy.mayStart(priority) ?? false }
-        announcer.prepareAudibility = { [weak self] request in self?.audioPolicy.prepareAudibility(for: request) ?? false }
-        announcer.willSpeak = { [weak self] in self?.narrator.hold() }
-        announcer.onSpeakingChanged = { [weak self] in self?.audioPolicy.updateDuck() }
-        announcer.onStreamFailed = { [weak self] in self?.scheduleStreamRetry() }
     }
 
     /// Engine job numbers, shared by the announcer and the narrator.

@@ -35,23 +35,23 @@ extension Library {
     /// The listener chose a rate or voice for the open book (MPRIS Rate, Narrator1.Voice,
     /// `read --rate/--voice` on the book being read): applied now and saved with the bookmark.
     func choose(rate: Double? = nil, voice: String? = nil) {
-        guard narrator.book != nil else { return }
+        guard narration.book != nil else { return }
         if let rate {
             chosen.rate = rate
-            narrator.setRate(rate)
+            narration.setRate(rate)
         }
         if let voice, let resolved = try? catalog.resolve(language: nil, voice: voice),
-           let mismatch = Self.languageMismatch(resolved, bookLanguage: narrator.book?.language) {
-            let message = mismatch + ": \(narrator.voice?.name ?? "the book's voice") reads on; "
-                + Self.voiceHint(bookLanguage: narrator.book?.language)
+           let mismatch = Self.languageMismatch(resolved, bookLanguage: narration.book?.language) {
+            let message = mismatch + ": \(narration.voice?.name ?? "the book's voice") reads on; "
+                + Self.voiceHint(bookLanguage: narration.book?.language)
             Journal.log(.warning, message, fields: ["LECTOR_ERROR": "VoiceUnavailable", "LECTOR_VOICE": resolved.name])
-            voiceNote = narrator.voice.map { ($0.name, message) }
+            voiceNote = narration.voice.map { ($0.name, message) }
             onVoiceChanged?()
         } else if let voice, let resolved = try? catalog.resolve(language: nil, voice: voice) {
             chosen.voice = resolved.name   // its name, however it was asked for ("en-gb", "gmw/en")
-            let before = narrator.voice
-            narrator.setVoice(resolved)
-            if narrator.voice != before { onVoiceChanged?() }
+            let before = narration.voice
+            narration.setVoice(resolved)
+            if narration.voice != before { onVoiceChanged?() }
         }
         if rate != nil || voice != nil { saveBookmark() }
     }
@@ -88,9 +88,9 @@ extension Library {
     /// them ([] without a book). A book that names no language (plain text) is read in the
     /// default voice's language (`voice(forBookLanguage:)`), so that language's voices.
     var bookVoices: [Voice] {
-        guard let book = narrator.book else { return [] }
+        guard let book = narration.book else { return [] }
         let language = book.language ?? (try? catalog.resolve(language: nil, voice: nil))?.primaryLanguage ?? ""
-        return catalog.voices(forBookIn: language, current: narrator.voice)
+        return catalog.voices(forBookIn: language, current: narration.voice)
     }
 
     /// What to do about a `languageMismatch`.
@@ -103,10 +103,10 @@ extension Library {
     /// The open book's library entry: title, authors, cover, chapter lengths known so far and
     /// the speed learned from it. Written off the loop, atomically.
     func saveLibraryEntry() {
-        guard let book = narrator.book, forgottenIdentity != book.identity else { return }
+        guard let book = narration.book, forgottenIdentity != book.identity else { return }
         let entry = RecentBook(path: book.url.path, bookIdentity: book.identity, openedAt: recentBook?.openedAt ?? Date(),
                                title: book.title, authors: book.authors, cover: book.coverURL?.path,
-                               chapterLengths: chapterLengths(of: book), scalarsPerSecond: narrator.clock.scalarsPerSecond)
+                               chapterLengths: chapterLengths(of: book), scalarsPerSecond: narration.scalarsPerSecond)
         let store = shelf.entries
         bookmarkQueue.async {
             do {
@@ -125,16 +125,16 @@ extension Library {
     /// A chapter arrived: once every chapter's length is known, the entry gets the whole book's
     /// length (progress and time left need it).
     func chapterArrived() {
-        guard let book = narrator.book, book.chapterScalarCounts.count == book.chapterCount else { return }
+        guard let book = narration.book, book.chapterScalarCounts.count == book.chapterCount else { return }
         saveLibraryEntry()
     }
 
     /// The open book as the daemon sees it now (the files lag by up to 5 s).
     var liveBook: LiveBook? {
-        guard let book = narrator.book else { return nil }
-        let point = narrator.resumePoint
-        return LiveBook(identity: book.identity, chapter: point.chapter, offset: point.offset, rate: narrator.state.rate,
-                        scalarsPerSecond: narrator.clock.scalarsPerSecond, chapterLengths: chapterLengths(of: book))
+        guard let book = narration.book else { return nil }
+        let point = narration.resumePoint
+        return LiveBook(identity: book.identity, chapter: point.chapter, offset: point.offset, rate: narration.state.rate,
+                        scalarsPerSecond: narration.scalarsPerSecond, chapterLengths: chapterLengths(of: book))
     }
 
     /// The open book's progress over the whole book and the narration left at its rate, or nil
@@ -211,7 +211,7 @@ extension Library {
                 case .success(let book):
                     if let self {
                         if self.recentBook?.bookIdentity == book.bookIdentity { self.recentBook = nil }
-                        if self.narrator.book?.identity == book.bookIdentity { self.forgottenIdentity = book.bookIdentity }
+                        if self.narration.book?.identity == book.bookIdentity { self.forgottenIdentity = book.bookIdentity }
                     }
                     Journal.log(.info, "forgot \(book.path) (library --forget)", fields: ["LECTOR_BOOK": book.path])
                     reply.send { try $0.append(book.path) }

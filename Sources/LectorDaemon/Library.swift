@@ -28,7 +28,8 @@ final class Library {
     /// Seconds between bookmark saves while narrating (a kill -9 loses at most this much).
     static let bookmarkSeconds: UInt64 = 5
 
-    let narrator: Narrator
+    /// The book being read and how it is heard (the narrator, through `BookNarration`).
+    let narration: any BookNarration
     /// The voices books may be read in: espeak-ng's and the neural ones on disk, found at the
     /// first need (a scan of voice directories and Python packages kept off start-up) and again
     /// at the next need after a voice directory changed, so a voice installed while the daemon
@@ -52,7 +53,7 @@ final class Library {
     var onBookApplied: (() -> Void)?
     /// The listener chose another voice for the open book (it reads from the next word).
     var onVoiceChanged: (() -> Void)?
-    /// A chapter of the open book was read in the background (its text is in `narrator.book`).
+    /// A chapter of the open book was read in the background (its text is in `narration.book`).
     var onChapterLoaded: ((Int) -> Void)?
     /// A book was opened: when it was last heard (its bookmark), and whether it plays now
     /// (rewind on resume).
@@ -115,15 +116,15 @@ final class Library {
     /// A parse skipped because a later Open had replaced it.
     private struct Superseded: Error {}
 
-    init(loop: EventLoop, narrator: Narrator, catalog: @escaping () -> ScannedCatalog) throws {
-        self.narrator = narrator
+    init(loop: EventLoop, narration: any BookNarration, catalog: @escaping () -> ScannedCatalog) throws {
+        self.narration = narration
         scanCatalog = catalog
         // A second of slack: while a book plays the loop wakes for every word heard, and the
         // periodic bookmark goes with one of those instead of waking it on its own.
         bookmarkTimer = try loop.timer(slack: 1_000_000) { [weak self] in
             guard let self else { return }
             self.saveBookmark(durable: false)
-            if self.narrator.state.status == .playing { self.bookmarkTimer?.schedule(after: Self.bookmarkSeconds * 1_000_000) }
+            if self.narration.state.status == .playing { self.bookmarkTimer?.schedule(after: Self.bookmarkSeconds * 1_000_000) }
         }
         // One small file, read once before the loop runs.
         switch recentBooks.load() {
@@ -163,12 +164,12 @@ final class Library {
 
     /// The narrator's book at the word last heard, written off the loop.
     func saveBookmark(durable: Bool = true) {
-        guard let book = narrator.book, forgottenIdentity != book.identity else { return }
-        let point = narrator.resumePoint
-        if narrator.state.status == .playing { listenedAt = Date() }
+        guard let book = narration.book, forgottenIdentity != book.identity else { return }
+        let point = narration.resumePoint
+        if narration.state.status == .playing { listenedAt = Date() }
         let bookmark = Bookmark(bookIdentity: book.identity, path: book.url.path, chapter: point.chapter, offset: point.offset,
                                 rate: chosen.rate, voice: chosen.voice, listenedAt: listenedAt,
-                                position: narrator.resumeTime)
+                                position: narration.resumeTime)
         let store = bookmarks
         bookmarkQueue.async {
             do {
@@ -256,8 +257,8 @@ final class Library {
     /// try library.resume(play: true) { call.deferReply() }   // a media key a moment later: plays it
     /// ```
     func resume(play: Bool, reply makeReply: () -> DeferredReply?) throws {
-        if narrator.book != nil {
-            if play { narrator.play() }
+        if narration.book != nil {
+            if play { narration.play() }
             makeReply()?.send()
             return
         }
@@ -351,10 +352,10 @@ final class Library {
                 }
                 switch result {
                 case .success(let prepared):
-                    if prepared.book.identity == self.narrator.book?.identity, opening.chapter == nil, !opening.fromStart {
+                    if prepared.book.identity == self.narration.book?.identity, opening.chapter == nil, !opening.fromStart {
                         // The book being read: carry on where it is, no reload, no status flicker.
                         self.choose(rate: opening.rate, voice: opening.voice)
-                        if play { self.narrator.play() }
+                        if play { self.narration.play() }
                     } else {
                         self.apply(prepared, play: play, opening: opening)
                     }
@@ -377,18 +378,18 @@ final class Library {
         chosen = BookChoices(rate: opening.rate ?? prepared.bookmark?.rate, voice: asked ?? prepared.bookmark?.voice)
         listenedAt = prepared.bookmark?.listenedAt
         forgottenIdentity = nil
-        narrator.voice = voice(forBook: prepared.book.language, chosen: chosen.voice)
-        narrator.setRate(chosen.rate ?? configuration.speech.rate)
+        narration.voice = voice(forBook: prepared.book.language, chosen: chosen.voice)
+        narration.setRate(chosen.rate ?? configuration.speech.rate)
         passageVoices = [:]
         let bookLanguage = prepared.book.language
-        narrator.voiceForPassage = { [weak self] language in self?.voice(forPassageIn: language, bookLanguage: bookLanguage) }
-        // The book it replaces: its background chapter loads and markup stop at once. Before the
-        // narrator opens it, which may ask for a chapter from this outline.
+        narration.voiceForPassage = { [weak self] language in self?.voice(forPassageIn: language, bookLanguage: bookLanguage) }
+        // The book it replaces: its background chapter loads and markup stop at once. Before
+        // the narrator opens it, which may ask for a chapter from this outline.
         if outline?.cancellation !== prepared.reader.cancellation { outline?.cancellation?.cancel() }
         outline = prepared.reader
         let generation = latestBook.advance()
         requestedChapters = []
-        narrator.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, time: prepared.startTime,
+        narration.open(prepared.book, chapter: prepared.startChapter, offset: prepared.startOffset, time: prepared.startTime,
                       play: play)
         // At its very start there is nothing to rewind to; elsewhere, quiet since it was last heard.
         let atStart = prepared.startOffset == 0 && prepared.startChapter == 0
@@ -529,7 +530,7 @@ final class Library {
     /// Reads a chapter of the open book again: the narrator let it go, far from the listener
     /// (`OpenBook.keepTexts(near:)`), and needs it now or next. One read per chapter at a time.
     func loadChapter(_ index: Int) {
-        guard let reader = outline, let book = narrator.book, book.chapterTitles.indices.contains(index),
+        guard let reader = outline, let book = narration.book, book.chapterTitles.indices.contains(index),
               book.chapterTexts[index] == nil, !requestedChapters.contains(index) else { return }
         requestedChapters.insert(index)
         let generation = latestBook.get()
@@ -560,10 +561,10 @@ final class Library {
     private func deliver(_ index: Int, _ loaded: LoadedChapter, generation: Int) {
         guard generation == latestBook.get() else { return }   // a newer book replaced it
         requestedChapters.remove(index)
-        narrator.chapterLoaded(index, text: loaded.text, languages: loaded.languages, pronunciation: loaded.pronunciation)
+        narration.chapterLoaded(index, text: loaded.text, languages: loaded.languages, pronunciation: loaded.pronunciation)
         onChapterLoaded?(index)
         chapterArrived()
-        narrator.keepTextsNearListener()
+        narration.keepTextsNearListener()
     }
 
     /// `$XDG_CACHE_HOME/lector/covers`: GNOME Shell loads artUrl with GIO, so a file:// here.
@@ -697,6 +698,36 @@ extension PreparedBook {
         }
         return "\(n)\(suffix)"
     }
+}
+
+/// What the library asks of narration (its seam, as `NarrationControl` is the audio policy's):
+/// the open book and the word heard, for bookmarks and the library entry; a parsed book to open,
+/// its chapters as they are read, and the rate and voice chosen for it. The narrator is it.
+@MainActor
+protocol BookNarration: AnyObject {
+    var book: OpenBook? { get }
+    var state: PlayerState { get }
+    /// Chapter and offset of the word last heard: what a bookmark records.
+    var resumePoint: (chapter: Int, offset: Int) { get }
+    /// Position at `resumePoint`, kept with the bookmark (nil when unknown).
+    var resumeTime: Int64? { get }
+    /// The speed learned from this book (Unicode scalars a second at rate 1).
+    var scalarsPerSecond: Double { get }
+    /// The book's voice (set before `open`), and the voice of a passage in another language.
+    var voice: Voice? { get set }
+    var voiceForPassage: ((String) -> Voice?)? { get set }
+    func open(_ book: OpenBook, chapter: Int, offset: Int, time: Int64?, play: Bool)
+    func chapterLoaded(_ index: Int, text: String, languages: [LanguageRun], pronunciation: ChapterPronunciation)
+    /// Lets go of chapter texts far from the listener.
+    func keepTextsNearListener()
+    func play()
+    func setRate(_ rate: Double)
+    /// Another voice for the open book, from the next word.
+    func setVoice(_ voice: Voice)
+}
+
+extension Narrator: BookNarration {
+    var scalarsPerSecond: Double { clock.scalarsPerSecond }
 }
 
 /// glibc keeps memory freed by worker threads in per-thread arenas; malloc_trim(0) returns the

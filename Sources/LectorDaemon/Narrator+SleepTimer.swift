@@ -1,5 +1,7 @@
 /// What the sleep timer asks of the narrator.
-extension Narrator {
+extension Narrator: SleepTimerNarration {
+    var isPlaying: Bool { state.status == .playing }
+
     /// Microseconds of narration left in the chapter being heard at the current rate: the
     /// chapter's length at the speed learned so far (refined as it plays), less Position,
     /// divided by the rate. An estimate: the end of chapter timer looks again as it nears it.

@@ -1,20 +1,13 @@
 import LectorCore
 import LectorLoop
 
-/// What the sleep timer needs of the daemon: whether narration plays, how long the chapter has
-/// left, the fade (applied to Lector's own narration stream only) and the pause.
+/// What the sleep timer asks of narration (its seam, as `NarrationControl` is the audio policy's):
+/// whether it plays and how long the chapter has left. The narrator is it; tests give a fake.
 @MainActor
-protocol SleepTimerHost: AnyObject {
-    var narrationPlaying: Bool { get }
+protocol SleepTimerNarration: AnyObject {
+    var isPlaying: Bool { get }
     /// Microseconds of narration left in the chapter being heard, at the current rate (an estimate).
     var chapterTimeLeft: UInt64 { get }
-    /// The narration's loudness as a fraction of what the listener set, 1 = untouched; nil ends
-    /// the fade and gives the listener's volume back.
-    func setSleepFade(_ fraction: Double?)
-    /// Time is up: pause narration (PausedBecause "sleep-timer"), which writes the bookmark.
-    func sleepTimerExpired()
-    /// Narrator1.SleepTimer changed (set, cleared, a fade began or was cancelled).
-    func sleepTimerChanged()
 }
 
 /// `lector sleep 20m | chapter | off` (issue 13): narration pauses when the time is up, the last
@@ -27,7 +20,8 @@ protocol SleepTimerHost: AnyObject {
 /// without fading. A new `set` replaces the timer (and its fade) whole.
 ///
 /// ```swift
-/// let timer = try SleepTimer(loop: loop, host: service)
+/// let timer = try SleepTimer(loop: loop, narration: narrator)
+/// timer.onFade = { audioPolicy.setNarrationFade($0) }; timer.onExpired = { ... }   // LectorService+Wiring
 /// timer.set(.duration(seconds: 1200))   // pauses 20 min of listening from now; fades from 19:40
 /// timer.set(.endOfChapter)              // pauses as the chapter ends; fades its last 20 s
 /// timer.listenerActed()                 // a seek while fading: full volume again, timer kept
@@ -46,7 +40,14 @@ final class SleepTimer {
     private(set) var mode: Mode?
     private(set) var isFading = false
     private let loop: any LoopScheduling
-    private weak var host: (any SleepTimerHost)?
+    private let narration: any SleepTimerNarration
+    /// The narration's loudness as a fraction of what the listener set, 1 = untouched; nil ends
+    /// the fade and gives the listener's volume back (applied to Lector's own stream only).
+    var onFade: ((Double?) -> Void)?
+    /// Time is up: pause narration (PausedBecause "sleep-timer"), which writes the bookmark.
+    var onExpired: (() -> Void)?
+    /// Narrator1.SleepTimer changed (set, cleared, a fade began or was cancelled).
+    var onChanged: (() -> Void)?
     private var timer: (any LoopTimer)?
     /// Duration mode: microseconds left when counting last started or stopped ...
     private var remainingAtMark: UInt64 = 0
@@ -57,9 +58,9 @@ final class SleepTimer {
     /// The listener acted during this timer's fade: it pauses on time, without fading again.
     private var fadeCancelled = false
 
-    init(loop: any LoopScheduling, host: any SleepTimerHost) throws {
+    init(loop: any LoopScheduling, narration: any SleepTimerNarration) throws {
         self.loop = loop
-        self.host = host
+        self.narration = narration
         timer = try loop.makeTimer { [weak self] in self?.fire() }
     }
 
@@ -73,7 +74,7 @@ final class SleepTimer {
         switch mode {
         case nil: return nil
         case .duration: return remainingDuration
-        case .endOfChapter: return host?.chapterTimeLeft ?? 0
+        case .endOfChapter: return narration.chapterTimeLeft
         }
     }
 
@@ -96,10 +97,10 @@ final class SleepTimer {
         case .duration(let seconds):
             mode = .duration
             remainingAtMark = UInt64(seconds) * 1_000_000
-            markedAt = host?.narrationPlaying == true ? loop.now : nil
+            markedAt = narration.isPlaying ? loop.now : nil
         }
         reschedule()
-        host?.sleepTimerChanged()
+        onChanged?()
     }
 
     /// Narration started or stopped playing: the count holds while it does not play, and a
@@ -115,7 +116,7 @@ final class SleepTimer {
         }
         if !playing, isFading {
             endFade()
-            host?.sleepTimerChanged()
+            onChanged?()
         }
         reschedule()
     }
@@ -127,7 +128,7 @@ final class SleepTimer {
         fadeCancelled = true
         endFade()
         reschedule()
-        host?.sleepTimerChanged()
+        onChanged?()
     }
 
     /// The chapter being heard came to its end (the narrator moved on to the next one, or the
@@ -141,7 +142,7 @@ final class SleepTimer {
 
     private func reschedule() {
         timer?.cancel()
-        guard let mode, host?.narrationPlaying == true else { return }
+        guard let mode, narration.isPlaying else { return }
         let left = remaining ?? 0
         if isFading {
             // To the end of a duration; a chapter's end is only estimated, so in steps until it comes.
@@ -156,7 +157,7 @@ final class SleepTimer {
     }
 
     private func fire() {
-        guard let mode, host?.narrationPlaying == true else { return }
+        guard let mode, narration.isPlaying else { return }
         let left = remaining ?? 0
         if mode == .duration, left == 0 { return expire() }
         if !isFading, !fadeCancelled {
@@ -164,11 +165,11 @@ final class SleepTimer {
             if left > Self.fadeMicroseconds + Self.fadeStepMicroseconds { return reschedule() }
             isFading = true
             fadeLength = max(min(Self.fadeMicroseconds, left), 1)
-            host?.sleepTimerChanged()
+            onChanged?()
         }
         if isFading {
             let fraction = Double(left) / Double(fadeLength)
-            host?.setSleepFade(min(1, max(mode == .endOfChapter ? Self.chapterFadeFloor : 0, fraction)))
+            onFade?(min(1, max(mode == .endOfChapter ? Self.chapterFadeFloor : 0, fraction)))
             // At the floor, an end of chapter later than estimated is waited for without waking.
             if mode == .endOfChapter, fraction <= Self.chapterFadeFloor { return timer?.cancel() ?? () }
         }
@@ -181,15 +182,15 @@ final class SleepTimer {
         mode = nil
         markedAt = nil
         timer?.cancel()
-        host?.sleepTimerExpired()
+        onExpired?()
         endFade()
         fadeCancelled = false
-        host?.sleepTimerChanged()
+        onChanged?()
     }
 
     private func endFade() {
         guard isFading else { return }
         isFading = false
-        host?.setSleepFade(nil)
+        onFade?(nil)
     }
 }

@@ -8,16 +8,15 @@ import XCTest
 /// begins, how it falls, when narration pauses, what a listener's action does, and that nothing
 /// is armed while paused or off.
 final class SleepTimerTests: XCTestCase {
+    /// Narration as the timer sees it, and what the timer told (its `on…` events).
     @MainActor
-    final class Host: SleepTimerHost {
+    final class Host: SleepTimerNarration {
         var narrationPlaying = true
+        var isPlaying: Bool { narrationPlaying }
         var chapterTimeLeft: UInt64 = 600_000_000
         var fades: [Double?] = []
         var expired = 0
         var changes = 0
-        func setSleepFade(_ fraction: Double?) { fades.append(fraction) }
-        func sleepTimerExpired() { expired += 1; narrationPlaying = false }
-        func sleepTimerChanged() { changes += 1 }
     }
 
     /// The timer, its loop and a stand-in for the daemon, on the main actor as in the daemon.
@@ -26,7 +25,12 @@ final class SleepTimerTests: XCTestCase {
         let loop = ManualLoop()
         let host = Host()
         let timer: SleepTimer
-        init() throws { timer = try SleepTimer(loop: loop, host: host) }
+        init() throws {
+            timer = try SleepTimer(loop: loop, narration: host)
+            timer.onFade = { [host] in host.fades.append($0) }
+            timer.onExpired = { [host] in host.expired += 1; host.narrationPlaying = false }   // the pause
+            timer.onChanged = { [host] in host.changes += 1 }
+        }
         func seconds(_ s: Double) { loop.advanceTime(by: UInt64(s * 1_000_000)) }
     }
 
