@@ -4,6 +4,7 @@ import PackageDescription
 // Layout (one job per target):
 //   C edges       CSystemd, CLinux, CLibXML2 (system headers); one small C target per job Swift
 //                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue,
+//                 CGlobalExecutor (the Swift runtime's task hook, for the read-along server),
 //                 CLibraryLoader, CPulse, CEspeakNG, CONNXRuntime (libpulse, espeak-ng, ONNX
 //                 Runtime through dlopen)
 //   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library in their own code;
@@ -50,6 +51,9 @@ let package = Package(
         .target(name: "CBusVtable", dependencies: ["CSystemd"]),
         .target(name: "CPulseLoop", dependencies: ["CSystemd", "CPulse"]),
         .target(name: "CMainQueue"),
+        // The Swift runtime's global-executor hook, reached at link time (dlsym cannot find it in a
+        // program linked with the static Swift runtime): the read-along server runs tasks on NIO.
+        .target(name: "CGlobalExecutor"),
         // libpulse and espeak-ng, opened with dlopen when first used (never linked): the CLI
         // starts without them and what they pull in; headers from libpulse-dev, libespeak-ng-dev.
         .target(name: "CLibraryLoader"),
@@ -109,7 +113,7 @@ let package = Package(
         // a D-Bus client of the daemon like any other; its page (Page/: plain HTML, CSS, JS) is
         // served from the source tree or /usr/share/lector/view.
         .target(name: "LectorView",
-                dependencies: ["LectorBus", "LectorLoop", "LectorInterface", "LectorCore", "LectorSpawn",
+                dependencies: ["LectorBus", "LectorLoop", "LectorInterface", "LectorCore", "LectorSpawn", "CGlobalExecutor",
                                .product(name: "Hummingbird", package: "hummingbird"),
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                .product(name: "Logging", package: "swift-log")],

@@ -53,10 +53,8 @@ public final class ViewService {
 
     public init(options: Options) throws {
         guard let assets = PageAssets.locate() else { throw StartError.noPage }
-        // Tasks run on NIO's loop threads, not on libdispatch's cooperative pool: once that pool
-        // has run a task, libdispatch wakes every second for good (its worker monitor), and an
-        // idle server must not wake at all. Before any task exists, or it has no effect.
-        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        // Tasks run on NIO's loop threads (GlobalExecutor says why); before any task exists.
+        GlobalExecutor.runTasksOnNIO()
         self.options = options
         LectorLoop.EventLoop.blockSignals([SIGTERM, SIGINT])
         loop = try LectorLoop.EventLoop()
