@@ -12,7 +12,8 @@ import LectorLoop
 /// listener starts it, and follows it again when it is back.
 ///
 ///     let link = NarratorLink(bus: bus, events: events)
-///     try link.start()                                      // matches, then a first refresh
+///     try link.start()                                      // a first read of the narrator's state
+///     link.pagesChanged(1)                                  // a page opened: follow the narrator
 ///     let markup = try await link.chapterMarkup(3)          // for GET /api/chapter/3
 @MainActor
 public final class NarratorLink {
@@ -21,40 +22,58 @@ public final class NarratorLink {
     public private(set) var snapshot = ViewSnapshot()
     /// The daemon's cover file (from Narrator1.Book); served as /cover, never a path a page names.
     public private(set) var coverFile: URL?
-    private var refreshing = false
+    /// The read in progress (`refresh`), and whether another must follow it / must tell the pages.
+    private var refreshTask: Task<Void, Never>?
     private var refreshAgain = false
+    private var announceNext = false
 
     public init(bus: Bus, events: ViewEvents) {
         self.bus = bus
         self.events = events
     }
 
-    /// Words are followed only while a page is open: with none, the heard words (several a
-    /// second while narration plays) do not wake this process.
-    private var wordMatch: BusMatch?
+    /// The narrator is followed (its property changes, the daemon coming and going, the heard
+    /// words) only while a page is open: with none, nothing the narrator does wakes this process.
+    /// The snapshot is then read when a page opens or asks (`currentSnapshot()`).
+    private var followMatches: [BusMatch] = []
+    private var following: Bool { !followMatches.isEmpty }
 
+    /// A first read, so that the first page and /api/state find the narrator's state at once.
     public func start() throws {
-        try bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
-                         + "path='\(MPRISNames.path)'") { [weak self] _ in self?.refresh() }
-        try bus.addMatch("type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
-                         + "path='\(BusNames.objectPath)'") { [weak self] _ in self?.refresh() }
-        try bus.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
-                         + "member='NameOwnerChanged',arg0='\(MPRISNames.service)'") { [weak self] _ in self?.refresh() }
         refresh()
     }
 
     // MARK: - Following the narrator
 
-    /// Pages are open (`count` > 0): follow the heard words; none: stop.
+    /// Pages are open (`count` > 0): follow the narrator, and tell the new page where it is;
+    /// none: stop following, and forget the state the pages were told (it goes stale).
     public func pagesChanged(_ count: Int) {
-        if count > 0, wordMatch == nil {
-            wordMatch = try? bus.addRemovableMatch("type='signal',interface='\(MPRISNames.narrator)',member='SpeakingRange'") {
-                [weak self] message in self?.spoke(message)
+        if count > 0, !following {
+            let properties = "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path="
+            let rules = [properties + "'\(MPRISNames.path)'", properties + "'\(BusNames.objectPath)'",
+                         "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+                            + "member='NameOwnerChanged',arg0='\(MPRISNames.service)'"]
+            do {
+                for rule in rules {
+                    followMatches.append(try bus.addRemovableMatch(rule) { [weak self] _ in self?.refresh() })
+                }
+                followMatches.append(try bus.addRemovableMatch("type='signal',interface='\(MPRISNames.narrator)',member='SpeakingRange'") {
+                    [weak self] message in self?.spoke(message)
+                })
+            } catch {
+                stopFollowing()   // the bus is going away: nothing to follow
+                return
             }
-        } else if count == 0 {
-            wordMatch?.cancel()
-            wordMatch = nil
+            refresh(announce: true)
+        } else if count == 0, following {
+            stopFollowing()
         }
+    }
+
+    private func stopFollowing() {
+        for match in followMatches { match.cancel() }
+        followMatches = []
+        events.forgetState()
     }
 
     /// The word heard now: straight to the pages, stamped with when it arrived (for the bench).
@@ -66,31 +85,38 @@ public final class NarratorLink {
         events.publish("range", #"{"track":"\#(track)","chapter":\#(chapter),"start":\#(start),"length":\#(length),"received":\#(received)}"#)
     }
 
-    /// Reads the narrator's properties again and tells the pages if anything changed. Signals
-    /// arriving meanwhile fold into one more read.
-    public func refresh() {
-        guard !refreshing else {
+    /// Reads the narrator's properties again and tells the pages if anything changed (or if
+    /// `announce`: a page just opened). Signals arriving meanwhile fold into one more read.
+    public func refresh(announce: Bool = false) {
+        announceNext = announceNext || announce
+        guard refreshTask == nil else {
             refreshAgain = true
             return
         }
-        refreshing = true
-        Task { @MainActor in
+        refreshTask = Task { @MainActor in
             repeat {
                 refreshAgain = false
                 let next = await readSnapshot()
-                if next != snapshot {
-                    if next.book?.url != snapshot.book?.url {
-                        markups = [:]   // another book (or none): its chapters are not these
-                        markupOrder = []
-                    }
-                    snapshot = next
-                    if let json = try? String(decoding: JSONEncoder().encode(next), as: UTF8.self) {
-                        events.publish("state", json)
-                    }
+                let changed = next != snapshot
+                if next.book?.url != snapshot.book?.url {
+                    markups = [:]   // another book (or none): its chapters are not these
+                    markupOrder = []
+                }
+                snapshot = next
+                if following, changed || announceNext, let json = try? String(decoding: JSONEncoder().encode(next), as: UTF8.self) {
+                    announceNext = false
+                    events.publish("state", json)
                 }
             } while refreshAgain
-            refreshing = false
+            refreshTask = nil
         }
+    }
+
+    /// The narrator's state now: read again first unless pages follow it (then it is current).
+    public func currentSnapshot() async -> ViewSnapshot {
+        if !following { refresh() }
+        await refreshTask?.value
+        return snapshot
     }
 
     private func readSnapshot() async -> ViewSnapshot {
@@ -157,7 +183,7 @@ public final class NarratorLink {
     /// A chapter's markup. The last few are kept (a reloaded page asks again), and the next
     /// chapter is fetched ahead, so a chapter change shows without waiting for the daemon.
     public func chapterMarkup(_ chapter: Int) async throws -> ViewChapterMarkup {
-        let book = snapshot.book?.url ?? ""
+        let book = await currentSnapshot().book?.url ?? ""
         let markup = try await cachedMarkup(chapter, book: book)
         if let count = snapshot.book?.chapterCount, chapter + 1 < count, snapshot.book?.url == book {
             Task { @MainActor in _ = try? await self.cachedMarkup(chapter + 1, book: book) }

@@ -4,8 +4,8 @@ import NIOCore
 /// The pages listening, and what they are told: Server-Sent Events, one stream per open page.
 ///
 /// Called from the loop (publishing) and from the HTTP threads (pages coming and going), so it
-/// keeps its own lock. The last `state` event is replayed to a page that connects, so it shows
-/// the book at once:
+/// keeps its own lock. The last `state` event is replayed to a page that connects while others
+/// are open, so it shows the book at once (the first page gets one read for it):
 ///
 ///     let (id, stream) = events.subscribe()      // the page's /events request
 ///     events.publish("range", #"{"start":120,"length":5}"#)
@@ -43,6 +43,12 @@ public final class ViewEvents: @unchecked Sendable {
         guard let removed else { return }
         removed.finish()
         countChanged(count)
+    }
+
+    /// The state kept for pages to come is no longer current (no page follows the narrator): a
+    /// page that opens now waits for the state read for it instead.
+    public func forgetState() {
+        lock.withLock { latestState = nil }
     }
 
     /// Sends `json` as event `name` to every page; `state` is also kept for pages to come.

@@ -103,7 +103,7 @@ public final class ViewServer: Service, Sendable {
         }
 
         router.get("/api/state") { _, _ -> Response in
-            json(try JSONEncoder().encode(await link.snapshot))
+            json(try JSONEncoder().encode(await link.currentSnapshot()))
         }
         router.get("/api/chapters") { _, _ -> Response in
             do {
@@ -136,6 +136,7 @@ public final class ViewServer: Service, Sendable {
             }
         }
         router.get("/cover") { _, _ -> Response in
+            _ = await link.currentSnapshot()   // the book open now, and its cover
             guard let file = await link.coverFile, let data = try? Data(contentsOf: file),
                   let mediaType = PageAssets.imageType(of: data) else { return Response(status: .notFound) }
             return Response(status: .ok, headers: [.contentType: mediaType],

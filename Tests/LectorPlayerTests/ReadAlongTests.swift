@@ -462,6 +462,49 @@ final class ReadAlongTests: SharedDaemonTestCase {
         XCTAssertEqual(try browser.eval("document.querySelectorAll('#chapter [onclick], #chapter a[href], #chapter [style]').length") as? Int, 0)
     }
 
+    // MARK: - Following the narrator only while a page is open
+
+    func testWithNoPageOpenTheNarratorsChangesWakeNothingAndAPageOpenedThenShowsWhereItIs() throws {
+        let key = ObjectIdentifier(type(of: self))
+        Self.servers.removeValue(forKey: key)?.0.terminate()   // its page may still be open in the shared browser
+        let (server, address) = try startViewServer()
+        Self.servers[key] = (server, address)
+        let book = try writeBook(named: "unwatched.epub")
+        _ = try fixture.openAndHear(book)
+
+        // Pauses and plays with no page: each changes PlaybackStatus (and more) on the bus; the
+        // server's threads, all of them, sleep through it. Following, each change cost about a
+        // dozen wakeups (the properties read back, hopping between its loop and NIO's threads).
+        let before = try Self.contextSwitches(server.pid)
+        for member in ["Pause", "Play", "Pause"] {
+            let answer = try fixture.call(PlayerFixture.player, member)
+            XCTAssertTrue(answer.succeeded, "\(answer)")
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        let after = try Self.contextSwitches(server.pid)
+        XCTAssertLessThanOrEqual(after - before, 1, "the server woke \(after - before) times for a narrator no page shows")
+
+        // A page opened now shows the book as it is now, not as it was when the server last read it.
+        let page = try HeadlessBrowser(session: fixture.session)
+        defer { page.close() }
+        try page.open(address)
+        try page.waitFor("window.lectorView.view.snapshot && window.lectorView.view.snapshot.status === 'Paused' "
+                         + "&& document.getElementById('book-title').textContent === 'Read Along Test'", timeout: 15)
+        // Followed again while it is open: a Play reaches it.
+        XCTAssertTrue(try fixture.call(PlayerFixture.player, "Play").succeeded)
+        try page.waitFor("window.lectorView.view.snapshot.status === 'Playing'", timeout: 10)
+    }
+
+    /// Voluntary and involuntary context switches of every thread of `pid`: each wakeup counts.
+    private static func contextSwitches(_ pid: Int32) throws -> Int {
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        return tasks.reduce(0) { total, task in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            return total + status.split(separator: "\n").filter { $0.contains("ctxt_switches") }
+                .compactMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }.reduce(0, +)
+        }
+    }
+
     // MARK: - Raise and the server's life
 
     func testTheServerLeavesAfterItsLastPageAndRaiseStartsItAgain() throws {
