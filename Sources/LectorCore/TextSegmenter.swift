@@ -12,10 +12,11 @@
 public struct TextSegmenter: Sendable {
     /// A segment never runs longer than this many scalars (a long sentence is cut at a space).
     public let maximumLength: Int
-    public let scalars: [Unicode.Scalar]
+    /// The chapter's scalars, compact (`ScalarStore`): the chapter narrated is held this way.
+    public let scalars: ScalarStore
 
     public init(_ text: String, maximumLength: Int = 600) {
-        scalars = Array(text.unicodeScalars)
+        scalars = ScalarStore(text)
         self.maximumLength = maximumLength
     }
 

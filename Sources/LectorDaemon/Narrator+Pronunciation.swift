@@ -42,7 +42,7 @@ extension Narrator {
         if speaking != nil, let book, let passage = passageLanguage(at: range.lowerBound), passage != book.language {
             speaking = cachedPronouncer(book.chapterPronunciations[state.chapter]?.lexicons ?? [], language: passage)
         }
-        let prepared = EngineText.prepare(segmenterScalars[range], endsPhrase: endsPhrase, pronouncer: speaking,
+        let prepared = EngineText.prepare(segmenterScalars.slice(range), endsPhrase: endsPhrase, pronouncer: speaking,
                                           phonemeRuns: runs, notes: &notes)
         logOnce(notes)
         return prepared

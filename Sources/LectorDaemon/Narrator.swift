@@ -100,7 +100,7 @@ final class Narrator {
     private var synthesis: Synthesis?
     private(set) var clock = ChapterClock(scalarCount: 0)
     private var segmenter = TextSegmenter("")
-    var segmenterScalars: [Unicode.Scalar] { segmenter.scalars }
+    var segmenterScalars: ScalarStore { segmenter.scalars }
     /// The chapter's passages in other languages: segments end where the language changes.
     private var languages = LanguageRuns()
     /// The language the book marks at `offset` of the chapter (nil: the book's own).

@@ -122,7 +122,7 @@ struct Phonemes: ParsableCommand {
                                   phonemes: run.phonemes, alphabet: run.alphabet)
             }
             var notes: [String] = []
-            let prepared = EngineText.prepare(segmenter.scalars[range], endsPhrase: segmenter.isPhraseEnd(range),
+            let prepared = EngineText.prepare(segmenter.scalars.slice(range), endsPhrase: segmenter.isPhraseEnd(range),
                                               pronouncer: pronouncer, phonemeRuns: runs, notes: &notes)
             report(notes)
             let original = String(String.UnicodeScalarView(segmenter.scalars[range]))
