@@ -81,7 +81,10 @@ enum ChapterTextAssembler {
         for piece in pieces {
             if let warning = piece.document.warning, !warnings.contains(warning) { warnings.append(warning) }
         }
-        for placement in placements(pieces) {
+        let placed = placements(pieces)
+        // The chapter's length is known: one allocation (a plain text's chapter can be the whole file).
+        scalars.reserveCapacity(placed.reduce(0) { $0 + $1.range.count + 2 + (pieces[$1.piece].lead?.unicodeScalars.count ?? 0) + 1 })
+        for placement in placed {
             let document = pieces[placement.piece].document
             let range = placement.range
             if !scalars.isEmpty { scalars.append(contentsOf: ["\n", "\n"]) }
@@ -114,9 +117,7 @@ enum ChapterTextAssembler {
             }
         }
         if scalars.isEmpty { scalars = spokenTitle(title).scalars }
-        var text = String.UnicodeScalarView()
-        text.append(contentsOf: scalars)
-        var chapter = Chapter(index: index, title: title, text: String(text), sourceMap: spans, warnings: warnings,
+        var chapter = Chapter(index: index, title: title, text: Self.string(of: scalars), sourceMap: spans, warnings: warnings,
                               languageRuns: languages)
         chapter.pronunciation.phonemeRuns = phonemeRuns
         return chapter
@@ -124,6 +125,22 @@ enum ChapterTextAssembler {
 
     /// What a chapter with no text of its own speaks: its title (whitespace collapsed), and
     /// where in that the title's run is.
+    /// The scalars as a String in one allocation of its exact UTF-8 size (appending to a
+    /// String grows it by doubling: old and new copy at once, for a chapter the size of a file).
+    static func string(of scalars: [Unicode.Scalar]) -> String {
+        let size = scalars.reduce(0) { $0 + UTF8.width($1) }
+        return String(unsafeUninitializedCapacity: size) { buffer in
+            var written = 0
+            for scalar in scalars {
+                for byte in UTF8.encode(scalar).unsafelyUnwrapped {
+                    buffer[written] = byte
+                    written += 1
+                }
+            }
+            return written
+        }
+    }
+
     static func spokenTitle(_ title: String) -> (scalars: [Unicode.Scalar], run: Range<Int>?) {
         var builder = SpeakableTextBuilder()
         let run = builder.append(title, origin: { .init(elementPath: nil, line: 0) })

@@ -115,6 +115,8 @@ struct PlainTextLayout: Sendable {
                          recordsMarkup: Bool = false) -> DocumentText {
         let blocks = Self.blocks(of: text, firstLine: chapter.firstLine)
         var builder = SpeakableTextBuilder()
+        // At most a scalar a UTF-8 byte, and the separators between blocks.
+        builder.reserveCapacity(text.utf8.count + 2 * blocks.count + 2)
         var recorder = recordsMarkup ? MarkupRecorder() : nil
         var headings: [DocumentHeading] = []
         for block in blocks {

@@ -33,6 +33,10 @@ struct SpeakableTextBuilder {
 
     private(set) var scalars: [Unicode.Scalar] = []
     private(set) var segments: [TextSegment] = []
+
+    /// Room for about `count` scalars at once: a chapter of a plain text can be the whole file,
+    /// and growing by doubling holds the old and the new copy together at the end.
+    mutating func reserveCapacity(_ count: Int) { scalars.reserveCapacity(count) }
     private(set) var anchors: [String: Int] = [:]
     /// Stretches of the text in a language the book marks (`xml:lang`), in order; runs of one
     /// language with nothing but separators between are one run.
