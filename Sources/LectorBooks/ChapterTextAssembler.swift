@@ -82,8 +82,9 @@ enum ChapterTextAssembler {
             if let warning = piece.document.warning, !warnings.contains(warning) { warnings.append(warning) }
         }
         let placed = placements(pieces)
-        // The chapter's length is known: one allocation (a plain text's chapter can be the whole file).
-        scalars.reserveCapacity(placed.reduce(0) { $0 + $1.range.count + 2 + (pieces[$1.piece].lead?.unicodeScalars.count ?? 0) + 1 })
+        // The chapter's length is known (where its last piece ends): one allocation, as a plain
+        // text's chapter can be the whole file.
+        scalars.reserveCapacity(placed.last.map { $0.base + $0.range.count } ?? 0)
         for placement in placed {
             let document = pieces[placement.piece].document
             let range = placement.range
@@ -123,8 +124,6 @@ enum ChapterTextAssembler {
         return chapter
     }
 
-    /// What a chapter with no text of its own speaks: its title (whitespace collapsed), and
-    /// where in that the title's run is.
     /// The scalars as a String in one allocation of its exact UTF-8 size (appending to a
     /// String grows it by doubling: old and new copy at once, for a chapter the size of a file).
     static func string(of scalars: [Unicode.Scalar]) -> String {
@@ -141,6 +140,8 @@ enum ChapterTextAssembler {
         }
     }
 
+    /// What a chapter with no text of its own speaks: its title (whitespace collapsed), and
+    /// where in that the title's run is.
     static func spokenTitle(_ title: String) -> (scalars: [Unicode.Scalar], run: Range<Int>?) {
         var builder = SpeakableTextBuilder()
         let run = builder.append(title, origin: { .init(elementPath: nil, line: 0) })

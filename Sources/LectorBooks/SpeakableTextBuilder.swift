@@ -33,10 +33,6 @@ struct SpeakableTextBuilder {
 
     private(set) var scalars: [Unicode.Scalar] = []
     private(set) var segments: [TextSegment] = []
-
-    /// Room for about `count` scalars at once: a chapter of a plain text can be the whole file,
-    /// and growing by doubling holds the old and the new copy together at the end.
-    mutating func reserveCapacity(_ count: Int) { scalars.reserveCapacity(count) }
     private(set) var anchors: [String: Int] = [:]
     /// Stretches of the text in a language the book marks (`xml:lang`), in order; runs of one
     /// language with nothing but separators between are one run.
@@ -65,6 +61,10 @@ struct SpeakableTextBuilder {
         if invisible.contains(scalar) { return .invisible }
         return scalar.properties.isWhitespace || scalar.properties.generalCategory == .control ? .space : .text
     }
+
+    /// Room for about `count` scalars at once: a chapter of a plain text can be the whole file,
+    /// and growing by doubling holds the old and the new copy together at the end.
+    mutating func reserveCapacity(_ count: Int) { scalars.reserveCapacity(count) }
 
     /// Offset where the currently open segment started, if one is open.
     var openSegmentStart: Int? { openSegment?.start }

@@ -17,18 +17,13 @@ enum GlobalExecutor {
     typealias Enqueue = @convention(thin) (UnownedJob) -> Void
     typealias Hook = @convention(thin) (UnownedJob, Enqueue) -> Void
 
-    /// How the takeover went: by NIO, by the hook set here, or not at all.
-    enum Outcome: Equatable { case nio, linkedHook, failed }
-
-    @discardableResult
-    static func runTasksOnNIO() -> Outcome {
-        if NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() { return .nio }
+    static func runTasksOnNIO() {
+        if NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() { return }
         let hook: Hook = { job, _ in
             // EventLoopGroup.any() stays on the current loop when called from one of its threads.
             MultiThreadedEventLoopGroup.singleton.any().executor.enqueue(ExecutorJob(job))
         }
         let slot = lector_swift_task_enqueue_global_hook()
         slot.pointee = unsafeBitCast(hook, to: UnsafeMutableRawPointer.self)
-        return .linkedHook
     }
 }

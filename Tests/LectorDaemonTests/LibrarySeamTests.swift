@@ -79,29 +79,32 @@ final class LibrarySeamTests: XCTestCase {
         check?.close()
     }
 
+    /// A daemon's library starting up: made on `loop` with `narration`, the book read last resumed
+    /// (loaded, not played).
     @MainActor
-    private static func makeLibrary(_ loop: EventLoop, _ narration: FakeNarration) throws -> Library {
-        try Library(loop: loop, narration: narration) {
+    private static func startLibrary(_ loop: EventLoop, _ narration: FakeNarration) throws -> Library {
+        let library = try Library(loop: loop, narration: narration) {
             Library.ScannedCatalog(catalog: VoiceCatalog(voices: [Self.voice]), isCurrent: { true })
         }
+        library.resumeAtStartUp()
+        return library
     }
 
-    private func writeBook() throws -> URL {
+    /// A plain-text book, recorded as the book read last (what a start-up resumes).
+    private func writeBookReadLast() throws {
         let book = directory.appendingPathComponent("book.txt")
         let paragraph = "The listener stopped somewhere in this paragraph, and the library must remember where. "
         try String(repeating: paragraph, count: 20).write(to: book, atomically: true, encoding: .utf8)
-        return book
+        try RecentBookStore(directory: RecentBookStore.defaultDirectory())
+            .save(RecentBook(path: book.path, bookIdentity: "placeholder: the file is what is opened"))
     }
 
     func testTheBookReadLastOpensAfterARestartAtTheHeardWordWithItsPositionAndRate() throws {
-        let path = try writeBook().path
-        try RecentBookStore(directory: RecentBookStore.defaultDirectory())
-            .save(RecentBook(path: path, bookIdentity: "placeholder: the file is what is opened"))
+        try writeBookReadLast()
         try run {
             let loop = try EventLoop()
             let first = FakeNarration()
-            let library = try Self.makeLibrary(loop, first)
-            library.resumeAtStartUp()
+            let library = try Self.startLibrary(loop, first)
             try Self.runLoop(loop) { !first.opened.isEmpty }
             XCTAssertEqual(first.opened.count, 1, "the book read last is opened at start-up")
             XCTAssertEqual(first.opened.first?.chapter, 0)
@@ -124,8 +127,7 @@ final class LibrarySeamTests: XCTestCase {
             let next = try EventLoop()
             defer { next.close() }
             let second = FakeNarration()
-            let restarted = try Self.makeLibrary(next, second)
-            restarted.resumeAtStartUp()
+            let restarted = try Self.startLibrary(next, second)
             try Self.runLoop(next) { !second.opened.isEmpty }
             XCTAssertEqual(second.opened.first?.chapter, 0)
             XCTAssertEqual(second.opened.first?.offset, 412, "at the word heard")
@@ -137,15 +139,12 @@ final class LibrarySeamTests: XCTestCase {
     }
 
     func testAMediaKeyWhileTheStartUpResumeIsParsedPlaysItOnceOpened() throws {
-        let path = try writeBook().path
-        try RecentBookStore(directory: RecentBookStore.defaultDirectory())
-            .save(RecentBook(path: path, bookIdentity: "placeholder: the file is what is opened"))
+        try writeBookReadLast()
         try run {
             let loop = try EventLoop()
             defer { loop.close() }
             let narration = FakeNarration()
-            let library = try Self.makeLibrary(loop, narration)
-            library.resumeAtStartUp()
+            let library = try Self.startLibrary(loop, narration)
             try library.resume(play: true) { nil }   // before the parse is back: joins it
             try Self.runLoop(loop) { !narration.opened.isEmpty }
             XCTAssertEqual(narration.opened.count, 1, "one open, not two")

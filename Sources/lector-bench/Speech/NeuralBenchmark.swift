@@ -112,7 +112,8 @@ struct Neural: ParsableCommand {
                              ("worker RSS while reading (MB)", "worker"), ("worker RSS peak (MB)", "workerPeak"),
                              ("daemon + worker RSS 60 s after Stop (MB)", "stopped")] {
             table.row(label, [espeak[key], neural[key]].map { $0.map { String(format: "%.1f", $0) } ?? "-" })
-            if ["pause", "play", "pauseFloor", "playFloor", "pausePlay", "pauseMidSound", "playMidSound"].contains(key), let a = samples["en-us"]?[key], let b = samples["joe"]?[key] {
+            // Per-trial samples exist for the pause and play figures only (`PauseAndPlay.record`).
+            if let a = samples["en-us"]?[key], let b = samples["joe"]?[key] {
                 let quartiles = { (values: [Double]) in String(format: "%.1f-%.1f", Percentile.of(values, 0.25) ?? 0, Percentile.of(values, 0.75) ?? 0) }
                 report.text("\(key), \(a.count) and \(b.count) samples, interquartile: espeak-ng \(quartiles(a)) ms, joe \(quartiles(b)) ms")
                 let statistics: [(String, ([Double]) -> Double?)] = [("median", { Summary($0).median }),
