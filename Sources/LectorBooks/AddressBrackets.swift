@@ -43,7 +43,7 @@ enum AddressBrackets {
             }
             return offset - low
         }
-        result.scalars = kept
+        result.scalars = ScalarStore(scalars: kept)
         result.anchors = document.anchors.mapValues(moved)
         result.segments = document.segments.map { segment in
             var segment = segment
@@ -77,7 +77,7 @@ enum AddressBrackets {
 
     /// Positions of the brackets around each address, ascending: one position each for `<`
     /// and `>`, four for a doubly escaped `&lt;` and `&gt;` (a book that wrote `&amp;lt;`).
-    static func bracketPositions(in scalars: [Unicode.Scalar]) -> [Int] {
+    static func bracketPositions<Text: RandomAccessCollection<Unicode.Scalar>>(in scalars: Text) -> [Int] where Text.Index == Int {
         var positions: [Int] = []
         var index = 0
         while index < scalars.count {
@@ -110,12 +110,13 @@ enum AddressBrackets {
     private static let escapedOpen: [Unicode.Scalar] = ["&", "l", "t", ";"]
     private static let escapedClose: [Unicode.Scalar] = ["&", "g", "t", ";"]
 
-    private static func matches(_ pattern: [Unicode.Scalar], in scalars: [Unicode.Scalar], at index: Int) -> Bool {
+    private static func matches<Text: RandomAccessCollection<Unicode.Scalar>>(_ pattern: [Unicode.Scalar], in scalars: Text, at index: Int) -> Bool
+        where Text.Index == Int {
         guard index + pattern.count <= scalars.count else { return false }
         return scalars[index..<(index + pattern.count)].elementsEqual(pattern)
     }
 
-    static func looksLikeAddress(_ run: ArraySlice<Unicode.Scalar>) -> Bool {
+    static func looksLikeAddress(_ run: some Sequence<Unicode.Scalar>) -> Bool {
         var view = String.UnicodeScalarView()
         view.append(contentsOf: run)
         let text = String(view).lowercased()

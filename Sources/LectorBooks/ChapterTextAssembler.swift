@@ -91,7 +91,7 @@ enum ChapterTextAssembler {
             if !scalars.isEmpty { scalars.append(contentsOf: ["\n", "\n"]) }
             scalars.append(contentsOf: leadScalars(pieces[placement.piece]))
             let base = scalars.count
-            scalars.append(contentsOf: document.scalars[range])
+            document.scalars.append(range, to: &scalars)
             var segmentIndex = firstSegment(endingAfter: range.lowerBound, in: document.segments)
             while segmentIndex < document.segments.count {
                 let segment = document.segments[segmentIndex]

@@ -10,7 +10,8 @@ import LectorCore
 ///     doc.string(in: doc.anchors["ch1"]!..<doc.anchors["ch2"]!)   // part I, heading first
 struct DocumentText: Sendable {
     var path: String
-    var scalars: [Unicode.Scalar]
+    /// The text, 1, 2 or 4 bytes a scalar (a plain text's one chapter can be the whole file).
+    var scalars: ScalarStore
     var segments: [TextSegment]
     /// Element `id` (and legacy `<a name>`) → offset of the first character spoken after it.
     var anchors: [String: Int]

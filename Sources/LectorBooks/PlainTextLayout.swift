@@ -136,7 +136,7 @@ struct PlainTextLayout: Sendable {
         }
         builder.finish()
         recorder?.finish(at: builder.nextTextOffset)
-        return DocumentText(path: documentPath, scalars: builder.scalars, segments: builder.segments,
+        return DocumentText(path: documentPath, scalars: builder.takeText(), segments: builder.segments,
                             anchors: [:], headings: headings, title: nil, markup: recorder?.markup)
     }
 

@@ -153,7 +153,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
         recorder?.finish(at: builder.nextTextOffset)
         let title = titleText.map { MarkupElement.capped(Self.collapsed($0)) }.flatMap { $0.isEmpty ? nil : $0 }
         var document = DocumentText(
-            path: path, scalars: builder.scalars, segments: builder.segments, anchors: builder.anchors,
+            path: path, scalars: builder.takeText(), segments: builder.segments, anchors: builder.anchors,
             headings: headings, title: title, isComplete: !stopped, markup: recorder?.markup)
         document.languages = builder.languages
         document.phonemeRuns = builder.phonemeRuns
@@ -165,7 +165,7 @@ final class XHTMLTextExtractor: MarkupEventHandler {
             noteBuilder.finish()
             noteRecorder?.finish(at: noteBuilder.nextTextOffset)
             var notes = DocumentText(
-                path: path + Self.notesPathSuffix, scalars: noteBuilder.scalars, segments: noteBuilder.segments,
+                path: path + Self.notesPathSuffix, scalars: noteBuilder.takeText(), segments: noteBuilder.segments,
                 anchors: [:], headings: [], title: nil, markup: noteRecorder?.markup)
             notes.languages = noteBuilder.languages
             notes.phonemeRuns = noteBuilder.phonemeRuns

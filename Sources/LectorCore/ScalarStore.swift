@@ -12,9 +12,10 @@
 public struct ScalarStore: RandomAccessCollection, Sendable, Equatable {
     /// Bytes a scalar: 1 (Latin-1), 2 (BMP) or 4; one of the arrays holds the text.
     public let width: Int
-    private let latin1: [UInt8]
-    private let bmp: [UInt16]
-    private let full: [Unicode.Scalar]
+    // Inlinable access: parsers in other modules read documents scalar by scalar.
+    @usableFromInline let latin1: [UInt8]
+    @usableFromInline let bmp: [UInt16]
+    @usableFromInline let full: [Unicode.Scalar]
 
     public init(_ text: String) {
         var widest: UInt32 = 0
@@ -41,6 +42,27 @@ public struct ScalarStore: RandomAccessCollection, Sendable, Equatable {
         }
     }
 
+    /// The same from scalars in hand (a parse's output), so a document is kept compact once built.
+    public init(scalars: [Unicode.Scalar]) {
+        let widest = scalars.reduce(UInt32(0)) { Swift.max($0, $1.value) }
+        if widest <= 0xFF {
+            width = 1
+            latin1 = scalars.map { UInt8(truncatingIfNeeded: $0.value) }
+            bmp = []
+            full = []
+        } else if widest <= 0xFFFF {
+            width = 2
+            latin1 = []
+            bmp = scalars.map { UInt16(truncatingIfNeeded: $0.value) }
+            full = []
+        } else {
+            width = 4
+            latin1 = []
+            bmp = []
+            full = Array(scalars)
+        }
+    }
+
     private static func collect<T>(_ text: String, _ count: Int, _ narrow: (Unicode.Scalar) -> T) -> [T] {
         var values: [T] = []
         values.reserveCapacity(count)
@@ -48,8 +70,8 @@ public struct ScalarStore: RandomAccessCollection, Sendable, Equatable {
         return values
     }
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int {
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int {
         switch width {
         case 1: return latin1.count
         case 2: return bmp.count
@@ -57,12 +79,22 @@ public struct ScalarStore: RandomAccessCollection, Sendable, Equatable {
         }
     }
 
-    public subscript(position: Int) -> Unicode.Scalar {
+    @inlinable public subscript(position: Int) -> Unicode.Scalar {
         switch width {
         case 1: return Unicode.Scalar(latin1[position])
         // Only scalars were stored: a surrogate value cannot occur.
         case 2: return Unicode.Scalar(UInt32(bmp[position])).unsafelyUnwrapped
         default: return full[position]
+        }
+    }
+
+    /// Appends the scalars of `range` to `array`, one width switch for the whole run (a chapter
+    /// assembled from its documents).
+    public func append(_ range: Range<Int>, to array: inout [Unicode.Scalar]) {
+        switch width {
+        case 1: array.append(contentsOf: latin1[range].lazy.map { Unicode.Scalar($0) })
+        case 2: array.append(contentsOf: bmp[range].lazy.map { Unicode.Scalar(UInt32($0)).unsafelyUnwrapped })
+        default: array.append(contentsOf: full[range])
         }
     }
 

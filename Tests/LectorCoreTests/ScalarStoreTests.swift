@@ -18,6 +18,8 @@ final class ScalarStoreTests: XCTestCase {
             XCTAssertEqual(store.width, width, text)
             XCTAssertEqual(Array(store), Array(text.unicodeScalars), text)
             XCTAssertEqual(store.count, text.unicodeScalars.count, text)
+            // From scalars in hand (a parsed document's text): the same store.
+            XCTAssertEqual(ScalarStore(scalars: Array(text.unicodeScalars)), store, text)
         }
     }
 
