@@ -15,7 +15,7 @@ struct LectorBench: ParsableCommand {
               swift build -c release      (lector-bench, lector and the lectord and lector-view it runs beside it)
             """,
         subcommands: [Suite.self, Latency.self, Idle.self, NarrationYield.self, Power.self, Player.self, GetAll.self,
-                      Policy.self, ReadAlong.self, Neural.self, Soak.self, BigText.self, Sink.self, Startup.self, PulseProbe.self],
+                      Policy.self, ReadAlong.self, Neural.self, Soak.self, BigText.self, Memory.self, Sink.self, Startup.self, PulseProbe.self],
         defaultSubcommand: Suite.self)
 }
 
