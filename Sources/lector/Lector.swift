@@ -27,4 +27,25 @@ struct Lector: ParsableCommand {
         version: "lector \(BusNames.version)",
         subcommands: [Serve.self, Say.self, Cancel.self, Queue.self, Notifications.self, Read.self, Status.self,
                       LibraryCommand.self, Chapters.self, Rate.self, Sleep.self, Skip.self, Voices.self, Phonemes.self, Doctor.self, View.self])
+
+    /// `lector say WORDS…` with no option goes to `Say` without ArgumentParser's parse, which
+    /// reflects the commands and parses the line twice more for a completion-script request:
+    /// a third of the CLI's CPU, most of what `lector say` cost beyond `busctl call`
+    /// (docs/benchmarks.md, "lector say"). Everything else, any word starting with "-"
+    /// included (`say -w -`, `say -- -5 degrees`), is parsed as always.
+    ///
+    ///     lector say Build done       # bare: straight to Say.speakBare(["Build", "done"])
+    ///     lector say -w Build done    # parsed
+    static func main() {
+        let arguments = CommandLine.arguments.dropFirst()
+        if arguments.count >= 2, arguments.first == "say", !arguments.dropFirst().contains(where: { $0.hasPrefix("-") }) {
+            do {
+                try Say.speakBare(Array(arguments.dropFirst()))
+            } catch {
+                Self.exit(withError: error)
+            }
+            Self.exit()
+        }
+        main(nil)
+    }
 }

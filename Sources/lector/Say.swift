@@ -66,7 +66,7 @@ struct Say: ParsableCommand {
     func run() throws {
         let spoken: String
         do {
-            spoken = try readText()
+            spoken = try Self.readText(text)
         } catch let error as LectorError {
             throw CLIError(error.message)
         }
@@ -80,6 +80,24 @@ struct Say: ParsableCommand {
         if ensureAudible { options["ensure-audible"] = { try $0.append(true) } }
         if let digits { options["digits"] = { try $0.append(digits) } }
         if ssml { options["ssml"] = { try $0.append(true) } }
+        try Self.speak(spoken, options: options, wait: wait, printID: printID)
+    }
+
+    /// `lector say WORDS…` with no option (no word starting with "-"): what scripts and
+    /// notifications run most, spoken without ArgumentParser's parse (`Lector.main`), the same
+    /// way as the parsed command with every option left out.
+    static func speakBare(_ words: [String]) throws {
+        let spoken: String
+        do {
+            spoken = try readText(words.joined(separator: " "))
+        } catch let error as LectorError {
+            throw CLIError(error.message)
+        }
+        try speak(spoken, options: [:], wait: false, printID: false)
+    }
+
+    private static func speak(_ spoken: String, options: [String: (MessageWriter) throws -> Void], wait: Bool,
+                              printID: Bool) throws {
         let signatures = ["language": "s", "voice": "s", "priority": "s", "rate": "d", "pitch": "d", "volume": "d",
                           "ensure-audible": "b", "digits": "s", "ssml": "b"]
 
@@ -107,7 +125,7 @@ struct Say: ParsableCommand {
     }
 
     /// The text as bytes, refused if it is not UTF-8 (argv and stdin are bytes, not strings).
-    private func readText() throws -> String {
+    private static func readText(_ text: String) throws -> String {
         if text == "-" {
             return try SpeechRequest.decodeUTF8(Array(FileHandle.standardInput.readDataToEndOfFile()))
         }
