@@ -175,16 +175,16 @@ let package = Package(
 
 // Code layout of the release programs (docs/benchmarks.md, "Code layout"). The kernel maps code
 // 64 kB at a time around each page touched, so what decides an idle program's memory is how many
-// such windows its hot functions fall in. Release builds therefore put every function in a section
-// of its own (the toolchain's own libraries already are, mostly) and link with lld, which places
+// such windows its hot functions fall in. Release builds therefore put each function of this
+// package's targets in a section of its own (most of the toolchain's libraries have that already;
+// dependencies built from source do not) and link with lld, which places
 // the functions listed in packaging/link-order/PROGRAM.order (those the program ran on its everyday
 // paths; scripts/link-order regenerates them) first and together, and packs the relative
-// relocations (DT_RELR, glibc 2.36) into a table a few kB long instead of 1.8 MB that stayed
-// resident. The programs export no symbols (the driver's -export-dynamic put 20,000 of
-// lector-view's in a dynamic table the loader reads at every start; nothing looks them up). A
-// name no longer in the program is skipped; scripts/test-package checks the lists still match.
+// relocations (DT_RELR, glibc 2.36), which stayed resident as a table, and exports no symbols
+// (the driver's -export-dynamic filled a dynamic symbol table nothing looks up). A name no longer
+// in the program is skipped; scripts/test-package checks the lists still match.
 let packageDirectory = String(#filePath.dropLast("/Package.swift".count))
-let release = BuildSettingCondition.when(configuration: .release)
+let release = BuildSettingCondition.when(platforms: [.linux], configuration: .release)
 let shippedPrograms = ["lector", "lectord", "lector-view", "lector-piper"]
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], release)]

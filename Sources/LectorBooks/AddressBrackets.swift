@@ -79,8 +79,8 @@ enum AddressBrackets {
     /// and `>`, four for a doubly escaped `&lt;` and `&gt;` (a book that wrote `&amp;lt;`).
     static func bracketPositions<Text: RandomAccessCollection<Unicode.Scalar>>(in scalars: Text) -> [Int] where Text.Index == Int {
         var positions: [Int] = []
-        var index = 0
-        while index < scalars.count {
+        var index = scalars.startIndex
+        while index < scalars.endIndex {
             let escaped = matches(escapedOpen, in: scalars, at: index)
             guard scalars[index] == "<" || escaped else {
                 index += 1
@@ -89,14 +89,14 @@ enum AddressBrackets {
             let opener = escaped ? escapedOpen.count : 1
             var end = index + opener
             // Stops at the next opener too, so runs of "&lt;" cost one pass, not 2048 steps each.
-            while end < scalars.count, end - index <= 2048, scalars[end] != ">", scalars[end] != "<",
+            while end < scalars.endIndex, end - index <= 2048, scalars[end] != ">", scalars[end] != "<",
                   !scalars[end].properties.isWhitespace,
                   !(escaped && (matches(escapedClose, in: scalars, at: end)
                                 || matches(escapedOpen, in: scalars, at: end))) {
                 end += 1
             }
             let closer = escaped ? escapedClose.count : 1
-            let closed = escaped ? matches(escapedClose, in: scalars, at: end) : end < scalars.count && scalars[end] == ">"
+            let closed = escaped ? matches(escapedClose, in: scalars, at: end) : end < scalars.endIndex && scalars[end] == ">"
             if closed, looksLikeAddress(scalars[(index + opener)..<end]) {
                 positions += Array(index..<(index + opener)) + Array(end..<(end + closer))
                 index = end + closer
@@ -112,7 +112,7 @@ enum AddressBrackets {
 
     private static func matches<Text: RandomAccessCollection<Unicode.Scalar>>(_ pattern: [Unicode.Scalar], in scalars: Text, at index: Int) -> Bool
         where Text.Index == Int {
-        guard index + pattern.count <= scalars.count else { return false }
+        guard index + pattern.count <= scalars.endIndex else { return false }
         return scalars[index..<(index + pattern.count)].elementsEqual(pattern)
     }
 

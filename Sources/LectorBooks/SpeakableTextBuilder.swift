@@ -34,13 +34,6 @@ struct SpeakableTextBuilder {
     private(set) var scalars: [Unicode.Scalar] = []
     private(set) var segments: [TextSegment] = []
 
-    /// The text, compact (`DocumentText` keeps it so), leaving the builder's copy empty: the
-    /// 4-bytes-a-scalar array is freed as soon as it is converted, not when the parse returns.
-    mutating func takeText() -> ScalarStore {
-        let text = ScalarStore(scalars: scalars)
-        scalars = []
-        return text
-    }
     private(set) var anchors: [String: Int] = [:]
     /// Stretches of the text in a language the book marks (`xml:lang`), in order; runs of one
     /// language with nothing but separators between are one run.
@@ -172,6 +165,14 @@ struct SpeakableTextBuilder {
         endBlock(.paragraph)
         for id in pendingAnchors { anchors[id] = scalars.count }
         pendingAnchors.removeAll()
+    }
+
+    /// The text, compact (`DocumentText` keeps it so), leaving the builder's copy empty: the
+    /// 4-bytes-a-scalar array is freed as soon as it is converted, not when the parse returns.
+    mutating func takeText() -> ScalarStore {
+        let text = ScalarStore(scalars: scalars)
+        scalars = []
+        return text
     }
 
     /// The text from `start` to the end, whitespace as it is.

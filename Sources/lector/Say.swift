@@ -129,7 +129,7 @@ struct Say: ParsableCommand {
         if text == "-" {
             return try SpeechRequest.decodeUTF8(Array(FileHandle.standardInput.readDataToEndOfFile()))
         }
-        // ArgumentParser has already repaired invalid bytes; check the raw argv instead.
+        // CommandLine.arguments has already repaired invalid bytes; check the raw argv instead.
         let raw = (1..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0] }
         for pointer in raw {
             _ = try SpeechRequest.decodeUTF8(Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer)))

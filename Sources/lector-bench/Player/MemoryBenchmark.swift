@@ -4,14 +4,14 @@ import LectorCore
 import LectorTestKit
 
 /// The daemon's resident memory where issue 23 sets its goals: idle after one `lector say`, and
-/// with a generated 1.6-MB EPUB open and paused, each split by where it lives (the program's code,
-/// the program's other mappings, shared libraries, anonymous memory), so that a change of code
-/// layout and a change of heap show apart. `--before` runs an older build the same way, first, in
+/// with a generated EPUB of 1.6 MB of prose (the player bench's book) open and paused, each split
+/// by where it lives (the program's code, its other mappings, shared libraries, anonymous memory),
+/// so that a change of code layout and a change of heap show apart. `--before` runs an older build the same way, first, in
 /// a session of its own; the idle figure of the one build is the other's anchor.
 struct Memory: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "memory",
-        abstract: "The daemon's RSS idle after a say and with a 1.6-MB EPUB paused, by mapping (issue 23).",
+        abstract: "The daemon's RSS idle after a say and with an EPUB of 1.6 MB of prose paused, by mapping (issue 23).",
         discussion: """
             Each build runs in a private session: `lector serve`, `lector say -w TEXT`, --settle
             seconds, then VmRSS and /proc/PID/smaps; then `lector read` of the generated EPUB (120
@@ -55,7 +55,7 @@ struct Memory: ParsableCommand {
             table.row("  anonymous (heap, stacks)", results.map { String(format: "%.1f", sample($0.1).anonymous) })
         }
         rows("idle after a say", goal: "≤ 15") { $0.idle }
-        rows("a 1.6-MB EPUB open and paused", goal: "≤ 30") { $0.paused }
+        rows("an EPUB of 1.6 MB of prose, paused", goal: "≤ 30") { $0.paused }
         table.row("peak (VmHWM)", results.map { String(format: "%.1f", $0.1.peak) })
         report.table(table)
         for (_, record) in results { report.record(record) }
