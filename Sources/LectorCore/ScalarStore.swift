@@ -24,49 +24,40 @@ public struct ScalarStore: RandomAccessCollection, Sendable, Equatable {
             widest = Swift.max(widest, scalar.value)
             count += 1
         }
-        if widest <= 0xFF {
-            width = 1
-            latin1 = Self.collect(text, count) { UInt8(truncatingIfNeeded: $0.value) }
-            bmp = []
-            full = []
-        } else if widest <= 0xFFFF {
-            width = 2
-            latin1 = []
-            bmp = Self.collect(text, count) { UInt16(truncatingIfNeeded: $0.value) }
-            full = []
-        } else {
-            width = 4
-            latin1 = []
-            bmp = []
-            full = Array(text.unicodeScalars)
-        }
+        self.init(text.unicodeScalars, count: count, widest: widest)
     }
 
     /// The same from scalars in hand (a parse's output), so a document is kept compact once built.
     public init(scalars: [Unicode.Scalar]) {
-        let widest = scalars.reduce(UInt32(0)) { Swift.max($0, $1.value) }
+        self.init(scalars, count: scalars.count, widest: scalars.reduce(UInt32(0)) { Swift.max($0, $1.value) })
+    }
+
+    /// Both public ways in: the scalars, how many there are and the widest value (one pass
+    /// over a String finds both), each width's array made at its exact size.
+    private init<Scalars: Sequence<Unicode.Scalar>>(_ scalars: Scalars, count: Int, widest: UInt32) {
         if widest <= 0xFF {
             width = 1
-            latin1 = scalars.map { UInt8(truncatingIfNeeded: $0.value) }
+            latin1 = Self.collect(scalars, count) { UInt8(truncatingIfNeeded: $0.value) }
             bmp = []
             full = []
         } else if widest <= 0xFFFF {
             width = 2
             latin1 = []
-            bmp = scalars.map { UInt16(truncatingIfNeeded: $0.value) }
+            bmp = Self.collect(scalars, count) { UInt16(truncatingIfNeeded: $0.value) }
             full = []
         } else {
             width = 4
             latin1 = []
             bmp = []
-            full = Array(scalars)
+            full = Self.collect(scalars, count) { $0 }
         }
     }
 
-    private static func collect<T>(_ text: String, _ count: Int, _ narrow: (Unicode.Scalar) -> T) -> [T] {
+    private static func collect<Scalars: Sequence<Unicode.Scalar>, T>(_ scalars: Scalars, _ count: Int,
+                                                                      _ narrow: (Unicode.Scalar) -> T) -> [T] {
         var values: [T] = []
         values.reserveCapacity(count)
-        for scalar in text.unicodeScalars { values.append(narrow(scalar)) }
+        for scalar in scalars { values.append(narrow(scalar)) }
         return values
     }
 

@@ -64,12 +64,7 @@ struct Say: ParsableCommand {
     }
 
     func run() throws {
-        let spoken: String
-        do {
-            spoken = try Self.readText(text)
-        } catch let error as LectorError {
-            throw CLIError(error.message)
-        }
+        let spoken = try Self.readText(text)
         var options: [String: (MessageWriter) throws -> Void] = [:]
         if let language { options["language"] = { try $0.append(language) } }
         if let voice { options["voice"] = { try $0.append(voice) } }
@@ -87,13 +82,7 @@ struct Say: ParsableCommand {
     /// notifications run most, spoken without ArgumentParser's parse (`Lector.main`), the same
     /// way as the parsed command with every option left out.
     static func speakBare(_ words: [String]) throws {
-        let spoken: String
-        do {
-            spoken = try readText(words.joined(separator: " "))
-        } catch let error as LectorError {
-            throw CLIError(error.message)
-        }
-        try speak(spoken, options: [:], wait: false, printID: false)
+        try speak(try readText(words.joined(separator: " ")), options: [:], wait: false, printID: false)
     }
 
     private static func speak(_ spoken: String, options: [String: (MessageWriter) throws -> Void], wait: Bool,
@@ -124,17 +113,22 @@ struct Say: ParsableCommand {
         }
     }
 
-    /// The text as bytes, refused if it is not UTF-8 (argv and stdin are bytes, not strings).
+    /// The text as bytes, refused if it is not UTF-8 (argv and stdin are bytes, not strings),
+    /// with the refusal as the CLI's message.
     private static func readText(_ text: String) throws -> String {
-        if text == "-" {
-            return try SpeechRequest.decodeUTF8(Array(FileHandle.standardInput.readDataToEndOfFile()))
+        do {
+            if text == "-" {
+                return try SpeechRequest.decodeUTF8(Array(FileHandle.standardInput.readDataToEndOfFile()))
+            }
+            // CommandLine.arguments has already repaired invalid bytes; check the raw argv instead.
+            let raw = (1..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0] }
+            for pointer in raw {
+                _ = try SpeechRequest.decodeUTF8(Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer)))
+                                                   .map { UInt8(bitPattern: $0) })
+            }
+            return text
+        } catch let error as LectorError {
+            throw CLIError(error.message)
         }
-        // CommandLine.arguments has already repaired invalid bytes; check the raw argv instead.
-        let raw = (1..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0] }
-        for pointer in raw {
-            _ = try SpeechRequest.decodeUTF8(Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer)))
-                                               .map { UInt8(bitPattern: $0) })
-        }
-        return text
     }
 }

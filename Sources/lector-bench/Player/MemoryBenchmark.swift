@@ -6,8 +6,9 @@ import LectorTestKit
 /// The daemon's resident memory where issue 23 sets its goals: idle after one `lector say`, and
 /// with a generated EPUB of 1.6 MB of prose (the player bench's book) open and paused, each split
 /// by where it lives (the program's code, its other mappings, shared libraries, anonymous memory),
-/// so that a change of code layout and a change of heap show apart. `--before` runs an older build the same way, first, in
-/// a session of its own; the idle figure of the one build is the other's anchor.
+/// so that a change of code layout and a change of heap show apart. `--before` runs an older
+/// build the same way, first, in a session of its own; the idle figure of the one build is the
+/// other's anchor.
 struct Memory: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "memory",
