@@ -73,9 +73,11 @@ final class Library {
     var forgottenIdentity: String?
     /// The book opened last, here or by an earlier daemon: what `resume` opens when no book is.
     var recentBook: RecentBook?
-    /// A resume whose book is being parsed: who waits for it, and whether any of them asked to
-    /// play (a media key pressed while the start-up resume is still parsing plays it).
-    private var pendingResume: PendingResume?
+    /// Resumes whose book is being parsed, by the open's generation: who waits for it, and
+    /// whether any of them asked to play (a media key pressed while the start-up resume is still
+    /// parsing plays it). One per generation: an open replaced while its resumes wait still
+    /// answers them (Superseded) when its parse comes back.
+    private var pendingResumes: [Int: PendingResume] = [:]
     /// The generation of the open being parsed, until its result is back on the loop.
     private var parsing: Int?
     /// Stops the parse of the open in progress: a later Open or the daemon's close cancels it,
@@ -108,7 +110,6 @@ final class Library {
 
     /// Who waits for the book being opened as a resume, and whether any of them asked to play.
     private struct PendingResume {
-        let generation: Int
         var play: Bool
         var replies: [DeferredReply]
     }
@@ -264,11 +265,10 @@ final class Library {
         }
         if let parsing, parsing == latestOpen.get() {
             // A book is being opened (this start-up's resume, or an Open): that one is resumed.
-            var pending = pendingResume.flatMap { $0.generation == parsing ? $0 : nil }
-                ?? PendingResume(generation: parsing, play: false, replies: [])
+            var pending = pendingResumes[parsing] ?? PendingResume(play: false, replies: [])
             pending.play = pending.play || play
             if let reply = makeReply() { pending.replies.append(reply) }
-            pendingResume = pending
+            pendingResumes[parsing] = pending
             return
         }
         guard let recent = recentBook else {
@@ -279,9 +279,9 @@ final class Library {
                               + "open it where it is now with lector read FILE")
         }
         var opening = try OpenOptions([:])
-        opening.play = false   // `pendingResume.play` decides, when it is applied
+        opening.play = false   // `pendingResumes[generation].play` decides, when it is applied
         let generation = startOpening(URL(fileURLWithPath: recent.path), opening, reply: nil)
-        pendingResume = PendingResume(generation: generation, play: play, replies: [makeReply()].compactMap { $0 })
+        pendingResumes[generation] = PendingResume(play: play, replies: [makeReply()].compactMap { $0 })
     }
 
     /// Start-up: the book read last is loaded, stopped at its bookmark, so that media controls
@@ -334,8 +334,7 @@ final class Library {
                 }
                 var replies = [reply].compactMap { $0 }
                 var play = opening.play
-                if let pending = self.pendingResume, pending.generation == generation {
-                    self.pendingResume = nil
+                if let pending = self.pendingResumes.removeValue(forKey: generation) {
                     replies += pending.replies
                     play = play || pending.play
                 }

@@ -132,4 +132,48 @@ final class BadRequestTests: XCTestCase {
         XCTAssertTrue(try poll(timeout: 5) { ((try fixture.metadata()["xesam:url"]?.data as? String) ?? "").hasSuffix("later.txt") },
                       "the later book is not the open one\(fixture.context)")
     }
+    /// A Resume joins the open being parsed. When that open is replaced by another and a second
+    /// Resume joins the new one, the first is still answered (the D-Bus fuzz found it waiting
+    /// forever: the second Resume took the first one's place).
+    func testResumesJoiningOpensThatAreReplacedAreAllAnswered() throws {
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        // A large text, so its parse is still running when the calls after it arrive.
+        let paragraph = String(repeating: "The quiet river runs past the old mill and the green fields. ", count: 40)
+        let slow = try TextBooks.write(Array(repeating: paragraph, count: 3_000), named: "slow.txt",
+                                       in: fixture.session.directory)
+        let other = try TextBooks.write(TextBooks.threeShortChapters, named: "later.txt", in: fixture.session.directory)
+        // All four on one connection, each sent before the earlier ones are answered: in order.
+        let script = """
+        import sys, dbus
+        from dbus.mainloop.glib import DBusGMainLoop
+        from gi.repository import GLib
+        DBusGMainLoop(set_as_default=True)
+        narrator = dbus.Interface(dbus.SessionBus().get_object("org.mpris.MediaPlayer2.lector", "/io/github/lector/Lector1"),
+                                  "io.github.lector.Narrator1")
+        loop, answers, names = GLib.MainLoop(), {}, ("open1", "resume1", "open2", "resume2")
+        def answer(name, text):
+            answers[name] = text
+            if len(answers) == len(names): loop.quit()
+        handlers = lambda name: dict(reply_handler=lambda *_: answer(name, "ok"),
+                                     error_handler=lambda e: answer(name, e.get_dbus_name() + ": " + e.get_dbus_message()))
+        narrator.Open(sys.argv[1], dbus.Dictionary({"play": False}, signature="sv"), **handlers("open1"))
+        narrator.Resume(**handlers("resume1"))
+        narrator.Open(sys.argv[2], dbus.Dictionary({"play": False}, signature="sv"), **handlers("open2"))
+        narrator.Resume(**handlers("resume2"))
+        GLib.timeout_add_seconds(20, loop.quit)
+        loop.run()
+        for name in names: print(name, answers.get(name, "NO ANSWER"))
+        """
+        let result = try fixture.session.run(Self.python, ["-I", "-c", script, slow.absoluteString, other.absoluteString],
+                                             timeout: 60)
+        XCTAssertFalse(result.stdout.contains("NO ANSWER"), "every call is answered: \(result)")
+        XCTAssertTrue(result.stdout.contains("open2 ok") && result.stdout.contains("resume2 ok"),
+                      "the later Open and the Resume joining it succeed: \(result)")
+        let first = result.stdout.split(separator: "\n").first { $0.hasPrefix("resume1 ") } ?? ""
+        XCTAssertTrue(first == "resume1 ok" || first.contains("io.github.lector.Error.Superseded"),
+                      "the first Resume plays or says which later Open replaced its book: \(result)")
+        XCTAssertTrue(try poll(timeout: 5) { try fixture.status() == "Playing" },
+                      "the later book plays, as the Resume joining it asked\(fixture.context)")
+    }
 }
