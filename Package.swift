@@ -2,11 +2,11 @@
 import PackageDescription
 
 // Layout (one job per target):
-//   C edges       CSystemd, CLinux, CLibXML2 (system headers); one small C target per job Swift
+//   C edges       CSystemd, CLinux (system headers); one small C target per job Swift
 //                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue,
 //                 CGlobalExecutor (the Swift runtime's task hook, for the read-along server),
-//                 CLibraryLoader, CPulse, CEspeakNG, CONNXRuntime (libpulse, espeak-ng, ONNX
-//                 Runtime through dlopen)
+//                 CLibraryLoader, CPulse, CEspeakNG, CLibXML2, CONNXRuntime (libpulse, espeak-ng,
+//                 libxml2, ONNX Runtime through dlopen)
 //   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library in their own code;
 //                 LectorConfig parses with TOMLKit, a Swift wrapper of toml++; unit-tested alone)
 //   XML           LectorXML: the one guarded way to run libxml2 (entity budget, cancellation, CPU budget)
@@ -46,19 +46,20 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd",
                        providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CLinux"),
-        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0",
-                       providers: [.apt(["libxml2-dev"])]),
         .target(name: "CBusVtable", dependencies: ["CSystemd"]),
         .target(name: "CPulseLoop", dependencies: ["CSystemd", "CPulse"]),
         .target(name: "CMainQueue"),
         // The Swift runtime's global-executor hook, reached at link time (dlsym cannot find it in a
         // program linked with the static Swift runtime): the read-along server runs tasks on NIO.
         .target(name: "CGlobalExecutor"),
-        // libpulse and espeak-ng, opened with dlopen when first used (never linked): the CLI
-        // starts without them and what they pull in; headers from libpulse-dev, libespeak-ng-dev.
+        // libpulse, espeak-ng and libxml2, opened with dlopen when first used (never linked): the
+        // CLI starts without them and what they pull in; headers from libpulse-dev,
+        // libespeak-ng-dev, libxml2-dev.
         .target(name: "CLibraryLoader"),
         .target(name: "CPulse", dependencies: ["CLibraryLoader"]),
         .target(name: "CEspeakNG", dependencies: ["CLibraryLoader"]),
+        // libxml2 the same way: the CLI and an idle daemon never load it (nor the ICU it pulls in).
+        .target(name: "CLibXML2", dependencies: ["CLibraryLoader"]),
         // ONNX Runtime's C API, opened with dlopen on first use (never linked): the prefix of its
         // function table that Lector calls, declared here (Debian 12 has no onnxruntime headers).
         .target(name: "CONNXRuntime"),
@@ -186,6 +187,13 @@ let package = Package(
 let packageDirectory = String(#filePath.dropLast("/Package.swift".count))
 let release = BuildSettingCondition.when(platforms: [.linux], configuration: .release)
 let shippedPrograms = ["lector", "lectord", "lector-view", "lector-piper"]
+// libxml2's headers include one another as <libxml/…> from /usr/include/libxml2 (pkg-config
+// libxml-2.0 --cflags on Debian 12 and 13). CLibXML2 is a C target, so that no program links
+// libxml2, and every module that sees it through LectorXML loads its headers: all targets get it.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xcc", "-I/usr/include/libxml2"])]
+    target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-I/usr/include/libxml2"])]
+}
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], release)]
     target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-ffunction-sections"], release)]

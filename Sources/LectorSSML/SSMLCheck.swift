@@ -1,4 +1,5 @@
 import LectorInterface
+import LectorXML
 
 /// Checks the text of a `Speak` call with the `ssml` option before it is queued: well-formed XML,
 /// a `<speak>` root, and only the SSML espeak-ng 1.51 understands (see `SSMLVocabulary`):
@@ -31,6 +32,7 @@ public enum SSMLCheck {
     /// Throws `LectorError.invalidArgument("invalid SSML at line L, column C: reason")`; lines and
     /// columns count from 1, columns in Unicode scalars.
     public static func validate(_ text: String) throws(LectorError) {
+        if let why = XMLReader.unavailable { throw LectorError(.failed, "SSML cannot be read: \(why)") }
         let text = SSMLText(text)
         guard let failure = firstProblem(text) else { return }
         let (line, column) = text.position(of: failure.offset)

@@ -29,13 +29,22 @@ public enum XMLReader {
     public static let minimumEntityBudget = 256 * 1024
     public static func entityBudget(documentSize: Int) -> Int { max(minimumEntityBudget, documentSize) }
 
+    /// nil once libxml2 is loaded (CLibXML2 opens it on first use); otherwise why not, and the
+    /// package to install.
+    public static var unavailable: String? { loaded }
+
     /// Parses `bytes` (no NUL inside; libxml2 reads C strings) with `handler`'s callbacks behind
     /// the guard; they find `session` through `GuardedXMLSession.of(context)`. False when libxml2
-    /// could not even make a parser (out of memory).
+    /// could not even make a parser (out of memory); a missing libxml2 is the session's refusal.
+    /// `handler` is made only once libxml2 is loaded (SAX2's defaults are libxml2's functions).
     @discardableResult
-    public static func read(_ bytes: UnsafeRawBufferPointer, as kind: Kind, handler: xmlSAXHandler,
+    public static func read(_ bytes: UnsafeRawBufferPointer, as kind: Kind, handler makeHandler: @autoclosure () -> xmlSAXHandler,
                             session: GuardedXMLSession) -> Bool {
-        _ = initialized
+        if let why = loaded {
+            session.refusal = .libraryUnavailable(why)
+            return true
+        }
+        let handler = makeHandler()
         session.begin(documentSize: bytes.count, handler: handler)
         let isHTML: Bool
         if case .html = kind { isHTML = true } else { isHTML = false }
@@ -68,7 +77,12 @@ public enum XMLReader {
         return true
     }
 
-    private static let initialized: Void = xmlInitParser()
+    /// Opened and initialised once, by the first reader.
+    private static let loaded: String? = {
+        if let failure = lector_libxml2_open() { return String(cString: failure) }
+        xmlInitParser()
+        return nil
+    }()
 
     /// `handler` with the guard in front of each callback it has (those it lacks stay NULL, so
     /// libxml2 behaves as the entry point asked).
@@ -182,6 +196,8 @@ public enum XMLRefusal: Error, Equatable, Sendable {
     case cpuBudget(seconds: Double)
     /// The scope's cancellation was set.
     case cancelled
+    /// libxml2 could not be loaded: why, and the package to install.
+    case libraryUnavailable(String)
 
     /// Says what the document does, after its path: "EPUB/nav.xhtml declares entities that …".
     public var reason: String {
@@ -191,6 +207,7 @@ public enum XMLRefusal: Error, Equatable, Sendable {
         case .cpuBudget(let seconds):
             return "took more than \(seconds.formatted()) s of CPU to parse (a hostile or damaged book?)"
         case .cancelled: return "was no longer needed (its parse was cancelled)"
+        case .libraryUnavailable(let why): return "cannot be read: \(why)"
         }
     }
 }
@@ -203,7 +220,7 @@ private extension Double {
 /// The C callbacks reach it through the context's `_private`, which libxml2 copies into the
 /// contexts it makes for entity text, so those count against the same budget.
 open class GuardedXMLSession {
-    public private(set) var refusal: XMLRefusal?
+    public internal(set) var refusal: XMLRefusal?
     /// The entry point's own callbacks, called behind the guard's checks.
     var callbacks = xmlSAXHandler()
     private let scope = XMLParseScope.inForce()

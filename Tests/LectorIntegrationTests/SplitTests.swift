@@ -63,15 +63,17 @@ final class SplitTests: XCTestCase {
                        "lector-view: the read-along server, and none of the daemon")
     }
 
-    /// libpulse and espeak-ng are opened with dlopen where they are used (CPulse, CEspeakNG), so
-    /// no program lists them as needed; libsystemd, which all three link, shows the check can fail.
-    func testNoProgramLinksLibpulseOrEspeakNG() throws {
+    /// libpulse, espeak-ng and libxml2 are opened with dlopen where they are used (CPulse,
+    /// CEspeakNG, CLibXML2), so no program lists them as needed; libsystemd, which all three
+    /// link, shows the check can fail.
+    func testNoProgramLinksLibpulseEspeakNGOrLibxml2() throws {
         for program in [lector, lectord, lectorView] {
             let dynamic = try runTool("readelf", ["-d", program])
             XCTAssertEqual(dynamic.status, 0, "readelf -d \(program): \(dynamic.stderr)")
             let needed = dynamic.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
             XCTAssertTrue(needed.contains { $0.contains("libsystemd.so") }, "\(program) needs: \(needed)")
-            XCTAssertFalse(needed.contains { $0.contains("libpulse") || $0.contains("libespeak") }, "\(program) needs: \(needed)")
+            XCTAssertFalse(needed.contains { $0.contains("libpulse") || $0.contains("libespeak") || $0.contains("libxml2") },
+                           "\(program) needs: \(needed)")
         }
     }
 
@@ -113,6 +115,37 @@ final class SplitTests: XCTestCase {
         XCTAssertEqual(daemon.status, 1, "\(daemon)")
         XCTAssertTrue(daemon.stderr.contains("Fix: apt install libespeak-ng1"), "\(daemon)")
         XCTAssertFalse(try session.busNameHasOwner(LectorFixture.service))
+    }
+
+    /// A broken libxml2.so.2 (an empty file found first through LD_LIBRARY_PATH): the CLI and the
+    /// daemon start and speak plain text; an EPUB and an SSML text are refused with the package
+    /// to install, and the daemon goes on.
+    func testABrokenLibxml2IsAMessageNotACrash() throws {
+        let libraries = FileManager.default.temporaryDirectory.appendingPathComponent("lector-broken-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: libraries) }
+        try FileManager.default.createDirectory(at: libraries, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: libraries.appendingPathComponent("libxml2.so.2").path, contents: Data()))
+        let broken = ["LD_LIBRARY_PATH": libraries.path]
+        let session = try TestSession()
+        defer { session.shutdown() }
+        let book = session.directory.appendingPathComponent("book.epub")
+        try EPUBWriter.chapters(2, identifier: "urn:uuid:broken-libxml2") { "<p>Chapter \($0) is short.</p>" }.write(to: book)
+
+        let version = try session.run(lector, ["--version"], extraEnvironment: broken)
+        XCTAssertEqual(version.status, 0, "\(version)")
+        let daemon = try session.spawn(lectord, [], extraEnvironment: broken.merging(["LECTOR_LOG": "stderr"]) { $1 })
+        try session.waitForBusName(LectorFixture.service, timeout: 15)
+        let said = try session.run(lector, ["say", "-w", "Plain text needs no XML."], extraEnvironment: broken)
+        XCTAssertEqual(said.status, 0, "\(said)")
+        let ssml = try session.run(lector, ["say", "--ssml", "<speak>Hello</speak>"], extraEnvironment: broken)
+        XCTAssertEqual(ssml.status, 1, "\(ssml)")
+        XCTAssertTrue(ssml.stderr.contains("libxml2.so.2: file too short). Fix: apt install libxml2"), "\(ssml)")
+        let read = try session.run(lector, ["read", book.path], extraEnvironment: broken)
+        XCTAssertEqual(read.status, 1, "\(read)")
+        XCTAssertTrue(read.stderr.contains("libxml2 cannot be loaded") && read.stderr.contains("Fix: apt install libxml2"), "\(read)")
+        let again = try session.run(lector, ["say", "-w", "Still here."], extraEnvironment: broken)
+        XCTAssertEqual(again.status, 0, "the daemon goes on: \(again)")
+        XCTAssertNil(daemon.exitStatus, daemon.output)
     }
 
     // MARK: - lector serve, lector view
