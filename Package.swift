@@ -201,7 +201,12 @@ for target in package.targets where target.type == .regular || target.type == .e
     var flags = ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"]
     if target.name != "lector-piper" {
         flags += ["-Xlinker", "--symbol-ordering-file=\(packageDirectory)/packaging/link-order/\(target.name).order",
-                  "-Xlinker", "--no-warn-symbol-ordering"]
+                  "-Xlinker", "--no-warn-symbol-ordering",
+                  // libstdc++ linked statically (what the Swift runtime, Foundation's ICU and TOMLKit
+                  // use of it, gc'd): loading libstdc++.so.6 was 0.4-0.8 ms of every CLI start and
+                  // 1.4 MB of an idle daemon. The directory's libstdc++.so is a linker script naming
+                  // libstdc++.a. Not for lector-piper, whose ONNX Runtime needs the shared one.
+                  "-L\(packageDirectory)/packaging/static-libstdc++"]
     }
     target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(flags, release)]
 }
