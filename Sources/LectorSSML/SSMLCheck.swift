@@ -30,7 +30,7 @@ import LectorXML
 /// ```
 public enum SSMLCheck {
     /// Throws `LectorError.invalidArgument("invalid SSML at line L, column C: reason")`; lines and
-    /// columns count from 1, columns in Unicode scalars.
+    /// columns count from 1, columns in Unicode scalars. `Failed` when libxml2 cannot be loaded.
     public static func validate(_ text: String) throws(LectorError) {
         if let why = XMLReader.unavailable { throw LectorError(.failed, "SSML cannot be read: \(why)") }
         let text = SSMLText(text)

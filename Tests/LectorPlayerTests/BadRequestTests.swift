@@ -132,6 +132,7 @@ final class BadRequestTests: XCTestCase {
         XCTAssertTrue(try poll(timeout: 5) { ((try fixture.metadata()["xesam:url"]?.data as? String) ?? "").hasSuffix("later.txt") },
                       "the later book is not the open one\(fixture.context)")
     }
+
     /// A Resume joins the open being parsed. When that open is replaced by another and a second
     /// Resume joins the new one, the first is still answered (the D-Bus fuzz found it waiting
     /// forever: the second Resume took the first one's place).
