@@ -62,10 +62,6 @@ enum SSMLReader {
         guard made else {
             return .notWellFormed(XMLError(code: Int(XML_ERR_NO_MEMORY.rawValue), offset: 0, message: "out of memory"))
         }
-        // Nothing was read (libxml2 missing): never taken as well-formed.
-        if case .libraryUnavailable(let why)? = session.refusal {
-            return .notWellFormed(XMLError(code: 0, offset: 0, message: why))
-        }
         return session.outcome
     }
 
