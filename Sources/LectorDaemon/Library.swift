@@ -339,8 +339,8 @@ final class Library {
                     play = play || pending.play
                 }
                 if generation != self.latestOpen.get() {
-                    // Its own error if it had one (or that its parse was stopped); else that a later Open won.
-                    if case .failure(let error) = result, let failure = error as? LectorError {
+                    // Its own error if it had one; else (its parse stopped or it finished) that a later Open won, named.
+                    if case .failure(let error) = result, let failure = error as? LectorError, failure.kind != .superseded {
                         replies.forEach { $0.fail(failure) }
                     } else {
                         let failure = LectorError(.superseded, "the Open of \(url.path) was superseded by a later Open "
