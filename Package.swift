@@ -178,10 +178,10 @@ let package = Package(
 // 64 kB at a time around each page touched, so what decides an idle program's memory is how many
 // such windows its hot functions fall in. Release builds therefore put each function of this
 // package's targets in a section of its own (most of the toolchain's libraries have that already;
-// dependencies built from source do not) and link with lld, which places
-// the functions listed in packaging/link-order/PROGRAM.order (those the program ran on its everyday
-// paths; scripts/link-order regenerates them) first and together, and packs the relative
-// relocations (DT_RELR, glibc 2.36), which stayed resident as a table, and exports no symbols
+// dependencies built from source do not) and link with lld, which places the functions listed in
+// packaging/link-order/PROGRAM.order (those the program ran on its everyday paths, what every day
+// starts with first; scripts/link-order regenerates them) first and together, and packs the
+// relative relocations (DT_RELR, glibc 2.36), which stayed resident as a table, and exports no symbols
 // (the driver's -export-dynamic filled a dynamic symbol table nothing looks up). A name no longer
 // in the program is skipped; scripts/test-package checks the lists still match.
 let packageDirectory = String(#filePath.dropLast("/Package.swift".count))

@@ -16,6 +16,13 @@ struct PauseAndPlay {
     /// voice says there; trials cut mid-sound time the player alone, whatever the voice.
     var pauseMidSound: Double?
     var playMidSound: Double?
+    /// Pause and play of the trials in which the watched processes (`measure`'s `pids`: the
+    /// daemon and a voice worker) ran less than `quietCPU` ms: no synthesis ran beside the pause
+    /// or play (a refill takes a neural voice about a second of CPU, espeak-ng tens of ms).
+    var pauseQuiet: Double?
+    var playQuiet: Double?
+
+    static let quietCPU = 3.0
 
     static let midSound = 3000
 
@@ -25,7 +32,8 @@ struct PauseAndPlay {
     /// "playFloor", and "pausePlay", their sum).
     func record(into samples: inout [String: [Double]]) {
         for (key, value) in [("pause", pause), ("play", play), ("pauseFloor", pauseFloor), ("playFloor", playFloor),
-                             ("pausePlay", pausePlay), ("pauseMidSound", pauseMidSound), ("playMidSound", playMidSound)] {
+                             ("pausePlay", pausePlay), ("pauseMidSound", pauseMidSound), ("playMidSound", playMidSound),
+                             ("pauseQuiet", pauseQuiet), ("playQuiet", playQuiet)] {
             if let value { samples[key, default: []].append(value) }
         }
     }
@@ -46,12 +54,16 @@ struct PauseAndPlay {
 
     /// Waits for sound first: a pause in a gap between words would read as instant, so the
     /// figure would follow the voice's pauses rather than the player.
-    static func measure(_ player: String, in session: TestSession, recording: MonitorRecording) throws -> PauseAndPlay {
+    static func measure(_ player: String, in session: TestSession, recording: MonitorRecording,
+                        pids: () -> [Int32] = { [] }) throws -> PauseAndPlay {
         var figures = PauseAndPlay()
         _ = recording.waitForSound(after: Date(), timeout: 2)
+        let watched = pids()
+        let pauseCPU = cpuMilliseconds(watched)
         let pause = Date()
         _ = try session.run("playerctl", ["-p", player, "pause"])
         Thread.sleep(forTimeInterval: 0.4)
+        let pauseQuiet = !watched.isEmpty && cpuMilliseconds(watched) - pauseCPU < quietCPU
         let before = pause.addingTimeInterval(-1)
         let last = recording.lastSound(after: before)
         figures.pause = last.map { $0.timeIntervalSince(pause) * 1000 }
@@ -59,6 +71,8 @@ struct PauseAndPlay {
             figures.pauseMidSound = figures.pause
         }
         figures.pauseFloor = recording.lastSound(after: before, threshold: floor).map { $0.timeIntervalSince(pause) * 1000 }
+        if pauseQuiet { figures.pauseQuiet = figures.pause }
+        let playCPU = cpuMilliseconds(watched)
         let play = Date()
         _ = try session.run("playerctl", ["-p", player, "play"])
         let first = recording.waitForSound(after: play, timeout: 3)
@@ -68,6 +82,21 @@ struct PauseAndPlay {
             if recording.peakAmplitude(from: first, to: first.addingTimeInterval(0.002)) >= midSound { figures.playMidSound = figures.play }
         }
         figures.playFloor = recording.firstSound(after: play, threshold: floor).map { $0.timeIntervalSince(play) * 1000 }
+        // Up to 10 ms after the first sound: what the play itself costs, not the refill it may start later.
+        if !watched.isEmpty, cpuMilliseconds(watched) - playCPU < quietCPU { figures.playQuiet = figures.play }
         return figures
+    }
+
+    /// CPU time of every thread of `pids` so far (/proc/PID/task/TID/schedstat, in ns), in ms.
+    static func cpuMilliseconds(_ pids: [Int32]) -> Double {
+        var total: UInt64 = 0
+        for pid in pids {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            for task in tasks {
+                let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)) ?? ""
+                total += text.split(separator: " ").first.flatMap { UInt64($0) } ?? 0
+            }
+        }
+        return Double(total) / 1_000_000
     }
 }

@@ -103,6 +103,8 @@ struct Neural: ParsableCommand {
                              ("pause + play of a trial, median (ms)", "pausePlay"),
                              ("pause -> silence, cut mid-sound, median (ms)", "pauseMidSound"),
                              ("play -> sound, resumed mid-sound, median (ms)", "playMidSound"),
+                             ("pause -> silence, no synthesis beside it, median (ms)", "pauseQuiet"),
+                             ("play -> sound, no synthesis beside it, median (ms)", "playQuiet"),
                              ("pause -> last sample above \(PauseAndPlay.floor), median (ms)", "pauseFloor"),
                              ("play -> first sample above \(PauseAndPlay.floor), median (ms)", "playFloor"), ("CPU s per minute of audio (daemon + worker)", "cpu"),
                              ("wakeups/s (daemon + worker)", "wakeups"),
@@ -303,7 +305,9 @@ struct Neural: ParsableCommand {
         figures["reading"] = ProcessProbe.residentKiB(daemon.pid).map { Double($0) / 1024 }
         figures["worker"] = worker.flatMap { ProcessProbe.residentKiB($0) }.map { Double($0) / 1024 }
         for _ in 0..<pauses {
-            try PauseAndPlay.measure("lector", in: session, recording: recording).record(into: &samples)
+            // The worker as it is now: it ends when idle and a Play starts another.
+            let watched = { [daemon.pid] + ProcessProbe.children(of: daemon.pid, named: "lector-piper") }
+            try PauseAndPlay.measure("lector", in: session, recording: recording, pids: watched).record(into: &samples)
             Thread.sleep(forTimeInterval: 0.8)
         }
         // The book again from its start, the voice loaded (the worker runs): first audio is the
