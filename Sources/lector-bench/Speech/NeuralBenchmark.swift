@@ -279,7 +279,12 @@ struct Neural: ParsableCommand {
         let daemon = try session.spawn(lector, ["serve"], extraEnvironment: ["LECTOR_ONNXRUNTIME": runtime])
         try session.waitForBusName(BusNames.service, timeout: 15)
         let book = session.directory.appendingPathComponent("moby.txt")
-        try (Self.sentences.joined(separator: " ") + "\n\n" + Self.sentences.joined(separator: " ")).write(to: book, atomically: true, encoding: .utf8)
+        // The paragraph (about 60 s) as often as the window and the pauses after it need, in one
+        // paragraph: a window that reached the book's end or a paragraph break measured those (a
+        // longer silence, a worker gone idle before "voice loaded") instead of steady reading.
+        let repeats = max(2, Int((seconds + 90) / 50) + 1)
+        try Array(repeating: Self.sentences.joined(separator: " "), count: repeats).joined(separator: " ")
+            .write(to: book, atomically: true, encoding: .utf8)
         var figures: [String: Double] = [:]
         Thread.sleep(forTimeInterval: 1)
         figures["idle"] = ProcessProbe.residentKiB(daemon.pid).map { Double($0) / 1024 }
