@@ -339,8 +339,12 @@ final class Library {
                     play = play || pending.play
                 }
                 if generation != self.latestOpen.get() {
-                    // Its own error if it had one; else (its parse stopped or it finished) that a later Open won, named.
-                    if case .failure(let error) = result, let failure = error as? LectorError, failure.kind != .superseded {
+                    // Its own error if it had one; else that a later Open won, named, and whether its parse was cut short.
+                    if case .failure(let error) = result, let failure = error as? LectorError, failure.kind == .superseded {
+                        let stopped = LectorError(.superseded, "the Open of \(url.path) was superseded by a later Open of "
+                                                  + "\(self.latestOpenPath) before its parse finished; its parse was stopped")
+                        replies.forEach { $0.fail(stopped) }
+                    } else if case .failure(let error) = result, let failure = error as? LectorError {
                         replies.forEach { $0.fail(failure) }
                     } else {
                         let failure = LectorError(.superseded, "the Open of \(url.path) was superseded by a later Open "
