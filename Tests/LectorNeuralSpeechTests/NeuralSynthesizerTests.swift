@@ -124,7 +124,10 @@ final class NeuralSynthesizerTests: XCTestCase {
     }
 
     /// A sentence's first word is placed where its sound begins (the pad after `^`, not the stress
-    /// mark or the vowel: those put it 10-100 ms late): within 20 ms of the first loud sample.
+    /// mark or the vowel: those put it 10-100 ms late): at most 20 ms after the first loud sample,
+    /// and at most 40 ms (the highlight's budget) before it, since a soft onset such as "The"'s
+    /// rises below speech level for a while, by how much varying with the model's noise (CI once
+    /// measured -21 ms).
     func testASentencesFirstWordStartsWithItsSound() throws {
         for sentence in ["Alpha.", "echo.", "India.", "umbrella.", "Call me Ishmael.", "The sea."] {
             let spoken = try speak(sentence)
@@ -132,7 +135,8 @@ final class NeuralSynthesizerTests: XCTestCase {
             let word = try XCTUnwrap(spoken.words.first)
             let offBy = Double(word.sample - first) / 22.05
             print("neural: \"\(sentence)\" first word \(String(format: "%+.1f", offBy)) ms from its first sound")
-            XCTAssertLessThanOrEqual(abs(offBy), 20, "\(sentence): the first word is placed \(offBy) ms from its sound")
+            XCTAssertLessThanOrEqual(offBy, 20, "\(sentence): the first word is placed \(offBy) ms after its sound")
+            XCTAssertGreaterThanOrEqual(offBy, -40, "\(sentence): the first word is placed \(-offBy) ms before its sound")
         }
     }
 
