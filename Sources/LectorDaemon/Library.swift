@@ -263,8 +263,9 @@ final class Library {
             makeReply()?.send()
             return
         }
-        if let parsing, parsing == latestOpen.get() {
+        if let parsing {
             // A book is being opened (this start-up's resume, or an Open): that one is resumed.
+            // (`parsing` is only ever the latest Open: each Open sets it, a result clears only its own.)
             var pending = pendingResumes[parsing] ?? PendingResume(play: false, replies: [])
             pending.play = pending.play || play
             if let reply = makeReply() { pending.replies.append(reply) }
@@ -340,15 +341,14 @@ final class Library {
                 }
                 if generation != self.latestOpen.get() {
                     // Its own error if it had one; else that a later Open won, named, and whether its parse was cut short.
-                    if case .failure(let error) = result, let failure = error as? LectorError, failure.kind == .superseded {
-                        let stopped = LectorError(.superseded, "the Open of \(url.path) was superseded by a later Open of "
-                                                  + "\(self.latestOpenPath) before its parse finished; its parse was stopped")
-                        replies.forEach { $0.fail(stopped) }
-                    } else if case .failure(let error) = result, let failure = error as? LectorError {
-                        replies.forEach { $0.fail(failure) }
+                    let own: LectorError? = if case .failure(let error) = result { error as? LectorError } else { nil }
+                    if let own, own.kind != .superseded {
+                        replies.forEach { $0.fail(own) }
                     } else {
-                        let failure = LectorError(.superseded, "the Open of \(url.path) was superseded by a later Open "
-                                                  + "of \(self.latestOpenPath) before it finished; that one is being opened")
+                        let ending = own == nil ? "before it finished; that one is being opened"
+                                                : "before its parse finished; its parse was stopped"
+                        let failure = LectorError(.superseded, "the Open of \(url.path) was superseded by a later Open of "
+                                                  + "\(self.latestOpenPath) \(ending)")
                         replies.forEach { $0.fail(failure) }
                     }
                     return
