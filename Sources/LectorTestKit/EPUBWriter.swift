@@ -29,6 +29,22 @@ public struct EPUBWriter: Sendable {
             .adding(opfPath, opf)
     }
 
+    /// A book of one chapter whose `<body>` is `body`, stored rather than deflated: a chapter
+    /// made slow to parse by repetition (many elements, deep nesting) would otherwise be refused
+    /// as a ZIP bomb before any parsing. For tests that need a parse still running when they act.
+    ///
+    ///     try EPUBWriter.slowToParse(identifier: "slow", body: String(repeating: "<div><span>", count: 150_000))
+    ///         .write(to: directory.appendingPathComponent("slow.epub"))
+    public static func slowToParse(identifier: String, body: String) -> EPUBWriter {
+        let opf = #"<?xml version="1.0" encoding="UTF-8"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">"#
+            + #"<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">\#(identifier)</dc:identifier>"#
+            + #"<dc:title>Slow</dc:title><dc:language>en</dc:language></metadata><manifest>"#
+            + #"<item id="c" href="c.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c"/></spine></package>"#
+        let chapter = #"<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>S</title></head>"#
+            + "<body>\(body)</body></html>"
+        return standard(opf: opf).adding("OEBPS/c.xhtml", chapter, compressed: false)
+    }
+
     public func adding(_ path: String, _ text: String, compressed: Bool = true) -> EPUBWriter {
         adding(path, Data(text.utf8), compressed: compressed)
     }

@@ -107,15 +107,8 @@ final class BadRequestTests: XCTestCase {
         let fixture = try PlayerFixture()
         defer { fixture.shutdown() }
         let slow = fixture.session.directory.appendingPathComponent("slow.epub")
-        let opf = """
-            <?xml version="1.0" encoding="UTF-8"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">\
-            <metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="id">slow</dc:identifier><dc:title>Slow</dc:title>\
-            <dc:language>en</dc:language></metadata><manifest><item id="c" href="c.xhtml" media-type="application/xhtml+xml"/></manifest>\
-            <spine><itemref idref="c"/></spine></package>
-            """
-        let deep = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>t</title></head><body>"
-            + String(repeating: "<div><span>", count: 150_000) + "Deep.</body></html>"
-        try EPUBWriter.standard(opf: opf).adding("OEBPS/c.xhtml", deep, compressed: false).write(to: slow)   // stored: no bomb
+        try EPUBWriter.slowToParse(identifier: "slow", body: String(repeating: "<div><span>", count: 150_000) + "Deep.")
+            .write(to: slow)
         try openInQuickSuccession(fixture, first: try BookFixtures.require(BookFixtures.wasteland), mustBeStopped: false)
         try openInQuickSuccession(fixture, first: slow, mustBeStopped: true)
     }
