@@ -59,11 +59,11 @@ struct PauseAndPlay {
         var figures = PauseAndPlay()
         _ = recording.waitForSound(after: Date(), timeout: 2)
         let watched = pids()
-        let pauseCPU = cpuMilliseconds(watched)
+        let pauseCPU = ProcessCounters.cpuMilliseconds(watched)
         let pause = Date()
         _ = try session.run("playerctl", ["-p", player, "pause"])
         Thread.sleep(forTimeInterval: 0.4)
-        let pauseQuiet = !watched.isEmpty && cpuMilliseconds(watched) - pauseCPU < quietCPU
+        let pauseQuiet = !watched.isEmpty && ProcessCounters.cpuMilliseconds(watched) - pauseCPU < quietCPU
         let before = pause.addingTimeInterval(-1)
         let last = recording.lastSound(after: before)
         figures.pause = last.map { $0.timeIntervalSince(pause) * 1000 }
@@ -72,7 +72,7 @@ struct PauseAndPlay {
         }
         figures.pauseFloor = recording.lastSound(after: before, threshold: floor).map { $0.timeIntervalSince(pause) * 1000 }
         if pauseQuiet { figures.pauseQuiet = figures.pause }
-        let playCPU = cpuMilliseconds(watched)
+        let playCPU = ProcessCounters.cpuMilliseconds(watched)
         let play = Date()
         _ = try session.run("playerctl", ["-p", player, "play"])
         let first = recording.waitForSound(after: play, timeout: 3)
@@ -83,20 +83,7 @@ struct PauseAndPlay {
         }
         figures.playFloor = recording.firstSound(after: play, threshold: floor).map { $0.timeIntervalSince(play) * 1000 }
         // Up to 10 ms after the first sound: what the play itself costs, not the refill it may start later.
-        if !watched.isEmpty, cpuMilliseconds(watched) - playCPU < quietCPU { figures.playQuiet = figures.play }
+        if !watched.isEmpty, ProcessCounters.cpuMilliseconds(watched) - playCPU < quietCPU { figures.playQuiet = figures.play }
         return figures
-    }
-
-    /// CPU time of every thread of `pids` so far (/proc/PID/task/TID/schedstat, in ns), in ms.
-    static func cpuMilliseconds(_ pids: [Int32]) -> Double {
-        var total: UInt64 = 0
-        for pid in pids {
-            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-            for task in tasks {
-                let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)) ?? ""
-                total += text.split(separator: " ").first.flatMap { UInt64($0) } ?? 0
-            }
-        }
-        return Double(total) / 1_000_000
     }
 }
