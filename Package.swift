@@ -6,7 +6,8 @@ import PackageDescription
 //                 cannot do: CBusVtable (sd_bus_vtable), CPulseLoop (libpulse on sd-event), CMainQueue,
 //                 CGlobalExecutor (the Swift runtime's task hook, for the read-along server),
 //                 CLibraryLoader, CPulse, CEspeakNG, CLibXML2, CONNXRuntime (libpulse, espeak-ng,
-//                 libxml2, ONNX Runtime through dlopen)
+//                 libxml2, ONNX Runtime through dlopen); CStandInSndfile, CStandInPcaudio (what those
+//                 link and lectord never calls, stood in for)
 //   pure logic    LectorCore, LectorBooks, LectorPolicy, LectorConfig (import no C library in their own code;
 //                 LectorConfig parses with TOMLKit, a Swift wrapper of toml++; unit-tested alone)
 //   XML           LectorXML: the one guarded way to run libxml2 (entity budget, cancellation, CPU budget)
@@ -22,6 +23,13 @@ import PackageDescription
 //   testing       LectorTestKit (private bus + sound server + monitor recorder, EPUB writer), lector-bench
 //                 (every benchmark and the test kit's pulse-probe, one executable with subcommands)
 
+let packageDirectory = String(#filePath.dropLast("/Package.swift".count))
+
+// A stand-in is plain C: not the Swift runtime's start-up object, nor its search path, nor any library
+// of its (static: nothing calls them, so nothing is linked; libstdc++ the same way, see below).
+let standInLinking = ["-use-ld=lld", "-nostartfiles", "-no-toolchain-stdlib-rpath", "-static-stdlib",
+                      "-L\(packageDirectory)/packaging/static-libstdc++"]
+
 let package = Package(
     name: "lector",
     platforms: [.macOS(.v13)],
@@ -32,6 +40,9 @@ let package = Package(
         .executable(name: "lector-bench", targets: ["lector-bench"]),
         .executable(name: "lector-piper", targets: ["lector-piper"]),
         .library(name: "LectorTestKit", targets: ["LectorTestKit"]),
+        // Stand-ins for libsndfile and pcaudio, which libpulse and espeak-ng link and lectord never calls.
+        .library(name: "lector-sndfile-stand-in", type: .dynamic, targets: ["CStandInSndfile"]),
+        .library(name: "lector-pcaudio-stand-in", type: .dynamic, targets: ["CStandInPcaudio"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -60,6 +71,13 @@ let package = Package(
         .target(name: "CEspeakNG", dependencies: ["CLibraryLoader"]),
         // libxml2 the same way: the CLI and an idle daemon never load it (nor the ICU it pulls in).
         .target(name: "CLibXML2", dependencies: ["CLibraryLoader"]),
+        // What libpulse and espeak-ng link but lectord never calls, each a library of its own under
+        // the real one's soname (and libsndfile's symbol version), which CLibraryLoader loads first:
+        // libsndfile with its eight codecs and pcaudio with ALSA were 1.2 MB of an idle daemon.
+        .target(name: "CStandInSndfile", exclude: ["sndfile.map"],
+                linkerSettings: [.unsafeFlags(standInLinking + ["-Xlinker", "-soname=libsndfile.so.1", "-Xlinker",
+                                               "--version-script=\(packageDirectory)/Sources/CStandInSndfile/sndfile.map"])]),
+        .target(name: "CStandInPcaudio", linkerSettings: [.unsafeFlags(standInLinking + ["-Xlinker", "-soname=libpcaudio.so.0"])]),
         // ONNX Runtime's C API, opened with dlopen on first use (never linked): the prefix of its
         // function table that Lector calls, declared here (Debian 12 has no onnxruntime headers).
         .target(name: "CONNXRuntime"),
@@ -184,7 +202,6 @@ let package = Package(
 // relative relocations (DT_RELR, glibc 2.36), which stayed resident as a table, and exports no symbols
 // (the driver's -export-dynamic filled a dynamic symbol table nothing looks up). A name no longer
 // in the program is skipped; scripts/test-package checks the lists still match.
-let packageDirectory = String(#filePath.dropLast("/Package.swift".count))
 let release = BuildSettingCondition.when(platforms: [.linux], configuration: .release)
 let shippedPrograms = ["lector", "lectord", "lector-view", "lector-piper"]
 // libxml2's headers include one another as <libxml/…> from /usr/include/libxml2 (pkg-config

@@ -18,6 +18,7 @@
     R(espeak_ng_STATUS, espeak_ng_Terminate, (void), ())
 
 LECTOR_LIBRARY_DEFINE(LECTOR_ESPEAK_FUNCTIONS, .soname = "libespeak-ng.so.1", .title = "libespeak-ng", .package = "libespeak-ng1",
-                      .needs = "espeak-ng 1.51 or later")
+                      .needs = "espeak-ng 1.51 or later",
+                      .stand_in = "liblector-pcaudio-stand-in.so")
 
 const char *lector_espeak_open(void) { return lector_library_open(&lector_library_instance); }

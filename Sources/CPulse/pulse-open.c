@@ -68,6 +68,7 @@
     R(const char *, pa_strerror, (int e), (e))
 
 LECTOR_LIBRARY_DEFINE(LECTOR_PULSE_FUNCTIONS, .soname = "libpulse.so.0", .title = "libpulse", .package = "libpulse0",
-                      .needs = "PulseAudio 15 or later")
+                      .needs = "PulseAudio 15 or later",
+                      .stand_in = "liblector-sndfile-stand-in.so")
 
 const char *lector_pulse_open(void) { return lector_library_open(&lector_library_instance); }
