@@ -11,7 +11,10 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-int lector_stand_in_path(const char *file, char *path, size_t size) {
+/* Where the stand-in `file` is: beside the program (a build tree), else in ../../lib/lector from it
+ * (/usr/libexec/lector/lectord: /usr/lib/lector); LECTOR_STAND_INS=DIR looks in DIR only, and
+ * LECTOR_STAND_INS=0 loads none (the real libraries, for comparison). Writes `path`; 0 if found. */
+static int stand_in_path(const char *file, char *path, size_t size) {
     const char *chosen = getenv("LECTOR_STAND_INS");
     if (chosen && strcmp(chosen, "0") == 0) return -1;
     if (chosen && *chosen) {
@@ -35,7 +38,7 @@ int lector_stand_in_path(const char *file, char *path, size_t size) {
 static void *open_with_stand_in(struct lector_library *library) {
     char path[PATH_MAX];
     void *stand_in = NULL;
-    if (library->stand_in && lector_stand_in_path(library->stand_in, path, sizeof path) == 0)
+    if (library->stand_in && stand_in_path(library->stand_in, path, sizeof path) == 0)
         stand_in = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     /* RTLD_LOCAL: nothing else binds to it by accident; never closed (as if linked). */
     void *handle = dlopen(library->soname, RTLD_NOW | RTLD_LOCAL);

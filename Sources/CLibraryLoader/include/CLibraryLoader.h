@@ -12,18 +12,13 @@ struct lector_library {
     const char *title;          /* "libpulse", for the message */
     const char *package;        /* "libpulse0": what the message tells to install */
     const char *needs;          /* "PulseAudio 15 or later": when a function is missing */
-    const char *stand_in;       /* or NULL: a library of the program's, loaded first (see lector_stand_in_path) */
+    const char *stand_in;       /* or NULL: a library of the program's, loaded first (library-loader.c: stand_in_path) */
     const char *const *names;   /* the functions, in the order of `slots` */
     void **slots;
     size_t count;
     int state;                  /* 0 untried, 1 open, -1 failed; written once, under a lock */
     char failure[512];
 };
-
-/* Where the stand-in `file` is: beside the program (a build tree), else in ../../lib/lector from it
- * (/usr/libexec/lector/lectord: /usr/lib/lector); LECTOR_STAND_INS=DIR looks in DIR only, and
- * LECTOR_STAND_INS=0 loads none (the real libraries, for comparison). Writes `path`; 0 if found. */
-int lector_stand_in_path(const char *file, char *path, size_t size);
 
 /* Opens `library` once (thread-safe): NULL when it is open, else why not, ending with the package
  * to install (the same text every time; it lives as long as the process). */
