@@ -399,6 +399,21 @@ public final class TestSession: @unchecked Sendable {
                              stderr: process.standardError, timedOut: timedOut)
     }
 
+    /// Compiles C `source` into the shared library `library` with the C compiler on PATH (cc, else
+    /// the Swift toolchain's clang, which the test command puts on PATH); throws with the
+    /// compiler's output if it fails. For shims a test loads into a program (LD_PRELOAD, a stand-in).
+    ///
+    ///     let shim = try session.compileSharedLibrary("int nothing;", to: directory.appendingPathComponent("libx.so"))
+    @discardableResult
+    public func compileSharedLibrary(_ source: String, to library: URL, flags: [String] = []) throws -> URL {
+        let file = library.deletingPathExtension().appendingPathExtension("c")
+        try source.write(to: file, atomically: true, encoding: .utf8)
+        let options = (flags + ["-o", library.path, file.path]).map { "'\($0)'" }.joined(separator: " ")
+        let result = try run("/bin/sh", ["-c", "\"$(command -v cc || command -v clang)\" -shared -fPIC \(options)"])
+        guard result.status == 0 else { throw TestKitError.failed("\(library.lastPathComponent) did not compile: \(result)") }
+        return library
+    }
+
     /// Living processes started with this session's environment (children, activated services, their children).
     public func livingProcesses() -> [Int32] {
         ProcessProbe.livingProcesses(withEnvironmentEntry: "\(Self.markerVariable)=\(directory.path)")

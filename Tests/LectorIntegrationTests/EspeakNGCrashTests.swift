@@ -20,12 +20,7 @@ final class EspeakNGCrashTests: XCTestCase {
     func testTextsThatCrashEspeakNG151AreSpokenAndTheDaemonLives() throws {
         let session = try TestSession(sinks: ["lector_test"])
         defer { session.shutdown() }
-        let source = session.directory.appendingPathComponent("poisonfree.c")
-        let library = session.directory.appendingPathComponent("poisonfree.so")
-        try Self.shim.write(to: source, atomically: true, encoding: .utf8)
-        // The Swift toolchain's clang when there is no cc (it is on the test command's PATH).
-        let build = try session.run("/bin/sh", ["-c", "\"$(command -v cc || command -v clang)\" -shared -fPIC -o '\(library.path)' '\(source.path)'"])
-        XCTAssertEqual(build.status, 0, "the free() shim did not compile: \(build)")
+        let library = try session.compileSharedLibrary(Self.shim, to: session.directory.appendingPathComponent("poisonfree.so"))
         let daemon = try session.spawn(LectorExecutable.path, ["serve"],
                                        extraEnvironment: ["LECTOR_LOG": "stderr", "LD_PRELOAD": library.path])
         try session.waitForBusName("io.github.lector.Lector1", timeout: 15)

@@ -11,7 +11,7 @@ final class StandInTests: XCTestCase {
                               "libogg.so", "libpcaudio.so", "libasound.so"]
 
     func testTheDaemonSpeaksWithoutTheLibrariesItNeverCalls() throws {
-        let maps = try speakAndReadMaps(environment: [:])
+        let maps = try speakAndReadMaps()
         XCTAssertTrue(maps.contains("liblector-sndfile-stand-in.so") && maps.contains("liblector-pcaudio-stand-in.so"),
                       "the stand-ins are not loaded:\n\(maps)")
         for library in Self.neverCalled {
@@ -23,35 +23,36 @@ final class StandInTests: XCTestCase {
     /// soname and none of the functions) gets the real libsndfile; pcaudio's stand-in still serves.
     /// With LECTOR_STAND_INS=0, the real libraries throughout.
     func testAStandInThatFallsShortIsSetAsideForTheRealLibrary() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lector-stand-ins-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let source = directory.appendingPathComponent("short.c")
-        try "int lector_nothing_here;\n".write(to: source, atomically: true, encoding: .utf8)
-        let short = directory.appendingPathComponent("liblector-sndfile-stand-in.so")
-        let build = try runShell("\"$(command -v cc || command -v clang)\" -shared -fPIC -Wl,-soname,libsndfile.so.1 -o '\(short.path)' '\(source.path)'")
-        XCTAssertEqual(build.status, 0, "the short stand-in did not compile: \(build)")
         let pcaudio = URL(fileURLWithPath: LectorExecutable.path).resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("liblector-pcaudio-stand-in.so")
-        try FileManager.default.copyItem(at: pcaudio, to: directory.appendingPathComponent(pcaudio.lastPathComponent))
-
-        let maps = try speakAndReadMaps(environment: ["LECTOR_STAND_INS": directory.path])
+        var directory = URL(fileURLWithPath: "/")
+        let maps = try speakAndReadMaps { session in
+            directory = session.directory.appendingPathComponent("stand-ins")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try session.compileSharedLibrary("int lector_nothing_here;\n", to: directory.appendingPathComponent("liblector-sndfile-stand-in.so"),
+                                             flags: ["-Wl,-soname,libsndfile.so.1"])
+            try FileManager.default.copyItem(at: pcaudio, to: directory.appendingPathComponent(pcaudio.lastPathComponent))
+            return ["LECTOR_STAND_INS": directory.path]
+        }
         XCTAssertTrue(maps.contains("libsndfile.so.1"), "the real libsndfile was not loaded:\n\(maps)")
-        XCTAssertFalse(maps.contains(short.path), "the stand-in that falls short stayed loaded:\n\(maps)")
+        XCTAssertFalse(maps.contains(directory.appendingPathComponent("liblector-sndfile-stand-in.so").path),
+                       "the stand-in that falls short stayed loaded:\n\(maps)")
         XCTAssertTrue(maps.contains(directory.appendingPathComponent("liblector-pcaudio-stand-in.so").path),
                       "pcaudio's stand-in was not used:\n\(maps)")
         XCTAssertFalse(maps.contains("libasound.so"), maps)
 
-        let real = try speakAndReadMaps(environment: ["LECTOR_STAND_INS": "0"])
+        let real = try speakAndReadMaps { _ in ["LECTOR_STAND_INS": "0"] }
         XCTAssertFalse(real.contains("stand-in"), real)
         XCTAssertTrue(real.contains("libsndfile.so.1") && real.contains("libpcaudio.so.0"), real)
     }
 
-    /// Starts the daemon with `environment`, has it say a sentence, asserts it was heard, and
+    /// Starts the daemon in a session of its own with the environment `prepare` returns (it may
+    /// put files in the session's directory), has it say a sentence, asserts it was heard, and
     /// returns the paths the daemon maps then.
-    private func speakAndReadMaps(environment: [String: String]) throws -> String {
+    private func speakAndReadMaps(_ prepare: (TestSession) throws -> [String: String] = { _ in [:] }) throws -> String {
         let session = try TestSession(sinks: ["lector_test"])
         defer { session.shutdown() }
+        let environment = try prepare(session)
         let recording = try session.record()
         let daemon = try session.spawn(LectorExecutable.path, ["serve"], extraEnvironment: environment.merging(["LECTOR_LOG": "stderr"]) { a, _ in a })
         try session.waitForBusName("io.github.lector.Lector1", timeout: 15)
@@ -64,11 +65,5 @@ final class StandInTests: XCTestCase {
         XCTAssertEqual(maps.status, 0, "\(maps)")
         XCTAssertTrue(daemon.isRunning, daemon.output)
         return Set(maps.stdout.split(separator: "\n").map(String.init)).sorted().joined(separator: "\n")
-    }
-
-    private func runShell(_ command: String) throws -> ProcessResult {
-        let session = try TestSession(sinks: [], startSoundServer: false)
-        defer { session.shutdown() }
-        return try session.run("/bin/sh", ["-c", command])
     }
 }
