@@ -31,7 +31,21 @@ struct pa_defer_event {
     pa_defer_event_cb_t callback;
     pa_defer_event_destroy_cb_t destroy;
     void *userdata;
+    int enabled, ran;
+    pa_defer_event *prev, *next;
 };
+
+/* The api handed to libpulse is the first member, so a pa_mainloop_api * is a struct loop *.
+ * `depth` counts libpulse callbacks on the stack; `defers` lists every defer event, for
+ * lector_pulse_api_flush. */
+struct loop {
+    pa_mainloop_api api;
+    sd_event *event;
+    int depth;
+    pa_defer_event *defers;
+};
+
+static struct loop *loop_from(pa_mainloop_api *a) { return (struct loop *)a; }
 
 static uint32_t to_epoll(pa_io_event_flags_t f) {
     return (f & PA_IO_EVENT_INPUT ? EPOLLIN : 0) | (f & PA_IO_EVENT_OUTPUT ? EPOLLOUT : 0) |
@@ -43,12 +57,15 @@ static pa_io_event_flags_t from_epoll(uint32_t e) {
            (e & EPOLLHUP ? PA_IO_EVENT_HANGUP : 0) | (e & EPOLLERR ? PA_IO_EVENT_ERROR : 0);
 }
 
-static sd_event *loop_of(pa_mainloop_api *a) { return a->userdata; }
+static sd_event *loop_of(pa_mainloop_api *a) { return loop_from(a)->event; }
 
 /* io */
 static int io_dispatch(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
     pa_io_event *e = userdata;
+    struct loop *l = loop_from(e->api);
+    l->depth++;
     e->callback(e->api, e, fd, from_epoll(revents), e->userdata);
+    l->depth--;
     return 0;
 }
 
@@ -87,7 +104,10 @@ static int time_dispatch(sd_event_source *s, uint64_t usec, void *userdata) {
     gettimeofday(&now, NULL);
     /* One-shot like pa_mainloop: the callback may restart it. */
     sd_event_source_set_enabled(e->source, SD_EVENT_OFF);
+    struct loop *l = loop_from(e->api);
+    l->depth++;
     e->callback(e->api, e, &now, e->userdata);
+    l->depth--;
     return 0;
 }
 
@@ -124,24 +144,34 @@ static void time_set_destroy(pa_time_event *e, pa_time_event_destroy_cb_t cb) { 
 /* defer */
 static int defer_dispatch(sd_event_source *s, void *userdata) {
     pa_defer_event *e = userdata;
+    struct loop *l = loop_from(e->api);
+    l->depth++;
     e->callback(e->api, e, e->userdata);
+    l->depth--;
     return 0;
 }
 
 static pa_defer_event *defer_new(pa_mainloop_api *a, pa_defer_event_cb_t cb, void *userdata) {
     pa_defer_event *e = calloc(1, sizeof *e);
     if (!e) return NULL;
-    *e = (pa_defer_event){ .api = a, .callback = cb, .userdata = userdata };
+    struct loop *l = loop_from(a);
+    *e = (pa_defer_event){ .api = a, .callback = cb, .userdata = userdata, .enabled = 1, .next = l->defers };
+    if (l->defers) l->defers->prev = e;
+    l->defers = e;
     if (sd_event_add_defer(loop_of(a), &e->source, defer_dispatch, e) < 0) e->source = NULL;
     if (e->source) sd_event_source_set_enabled(e->source, SD_EVENT_ON);
     return e;
 }
 
 static void defer_enable(pa_defer_event *e, int b) {
+    e->enabled = b;
     if (e->source) sd_event_source_set_enabled(e->source, b ? SD_EVENT_ON : SD_EVENT_OFF);
 }
 
 static void defer_free(pa_defer_event *e) {
+    struct loop *l = loop_from(e->api);
+    if (e->prev) e->prev->next = e->next; else l->defers = e->next;
+    if (e->next) e->next->prev = e->prev;
     sd_event_source_disable_unref(e->source);
     if (e->destroy) e->destroy(e->api, e, e->userdata);
     free(e);
@@ -151,11 +181,39 @@ static void defer_set_destroy(pa_defer_event *e, pa_defer_event_destroy_cb_t cb)
 
 static void quit(pa_mainloop_api *a, int retval) { sd_event_exit(loop_of(a), retval); }
 
+/* Runs each defer event that is enabled now, once, as the loop's next turn would. libpulse's
+ * requests wait in its connection's defer event; a request made from outside libpulse (a bus
+ * handler corking a stream) leaves now instead of after whatever else that turn sends. Refused
+ * (0) inside a callback this loop dispatched: there the defer runs next turn anyway, and libpulse
+ * is not reentrant. A callback libpulse makes inside a call from outside (pa_context_disconnect
+ * reporting the state) is not counted: callers flush only from outside libpulse. Returns how
+ * many ran. A callback may free any defer event, so the list is walked again from its head
+ * after each one; `ran` marks those done. */
+int lector_pulse_api_flush(pa_mainloop_api *a) {
+    struct loop *l = loop_from(a);
+    if (l->depth > 0) return 0;
+    for (pa_defer_event *e = l->defers; e; e = e->next) e->ran = 0;
+    int count = 0;
+    for (;;) {
+        pa_defer_event *e = l->defers;
+        while (e && (e->ran || !e->enabled || !e->source)) e = e->next;
+        if (!e) break;
+        e->ran = 1;
+        l->depth++;
+        e->callback(e->api, e, e->userdata);
+        l->depth--;
+        count++;
+    }
+    return count;
+}
+
 pa_mainloop_api *lector_pulse_api_new(sd_event *event) {
-    pa_mainloop_api *a = calloc(1, sizeof *a);
-    if (!a) return NULL;
+    struct loop *l = calloc(1, sizeof *l);
+    if (!l) return NULL;
+    l->event = sd_event_ref(event);
+    pa_mainloop_api *a = &l->api;
     *a = (pa_mainloop_api){
-        .userdata = sd_event_ref(event),
+        .userdata = l,
         .io_new = io_new, .io_enable = io_enable, .io_free = io_free, .io_set_destroy = io_set_destroy,
         .time_new = time_new, .time_restart = time_restart, .time_free = time_free,
         .time_set_destroy = time_set_destroy,
@@ -168,6 +226,7 @@ pa_mainloop_api *lector_pulse_api_new(sd_event *event) {
 
 void lector_pulse_api_free(pa_mainloop_api *a) {
     if (!a) return;
-    sd_event_unref(a->userdata);
-    free(a);
+    struct loop *l = loop_from(a);
+    sd_event_unref(l->event);
+    free(l);
 }

@@ -85,6 +85,18 @@ public final class SoundServer {
         }
     }
 
+    /// Sends the requests libpulse holds for its next loop turn (a cork, a flush) now, so that
+    /// the sound stops before a bus handler's signals and reply go out. Only from outside
+    /// libpulse (the daemon calls it once a bus handler has returned): the callbacks the
+    /// connection has waiting may run in it, and libpulse is not reentrant. Inside a callback
+    /// the loop dispatched it does nothing (the requests go out next turn, as before). Returns
+    /// how many of libpulse's deferred events ran.
+    @discardableResult
+    public func sendWaitingRequests() -> Int {
+        guard current != nil else { return 0 }
+        return Int(lector_pulse_api_flush(api))
+    }
+
     /// A playback stream on the current context, owned (disarmed and freed) by this server.
     public func makeStream(sampleRate: Int, properties: [String: String],
                            buffering: PlaybackStream.Buffering = .announcement,

@@ -8,3 +8,6 @@ struct sd_event;
 
 struct pa_mainloop_api *lector_pulse_api_new(struct sd_event *event);
 void lector_pulse_api_free(struct pa_mainloop_api *api);
+/* Sends libpulse's waiting requests now (runs its enabled defer events once); returns how many
+ * ran, 0 and nothing done inside a callback this loop dispatched. Only from outside libpulse. */
+int lector_pulse_api_flush(struct pa_mainloop_api *api);
