@@ -171,9 +171,11 @@ let package = Package(
         .testTarget(name: "LectorNeuralTests", dependencies: ["LectorNeural"], exclude: ["piper-anchor.py", "moby-dick.txt"]),
         .testTarget(name: "LectorNeuralSpeechTests", dependencies: ["LectorNeuralSpeech", "LectorNeural", "LectorSpeech", "LectorCore", "lector-piper"]),
         .testTarget(name: "LectorSSMLTests", dependencies: ["LectorSSML", "LectorInterface", "LectorTestKit"]),
-        // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory.
+        // Components in-process with fakes: a manual loop (advanceTime) and a sound server in memory;
+        // and two edges (Bus.beforeAnswering, SoundServer.sendWaitingRequests) against a private
+        // session's real dbus-daemon and sound server.
         .testTarget(name: "LectorDaemonTests", dependencies: ["LectorDaemon", "LectorTestKit", "LectorPolicy", "LectorAudio",
-                                                              "LectorLoop", "LectorState"]),
+                                                              "LectorLoop", "LectorState", "LectorBus", "CSystemd"]),
         .testTarget(name: "LectorBooksTests",
                     dependencies: ["LectorBooks", "LectorXML", "LectorTestKit", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "LectorStateTests", dependencies: ["LectorState"]),

@@ -16,6 +16,16 @@ public final class Bus {
     /// Asynchronous calls waiting for their reply (`callAsync`); answered with an error by `close()`.
     var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
     public private(set) var isClosed = false
+    /// Runs when a method handler has returned, before the signals it emitted and its reply are
+    /// sent. The daemon sends the sound server's waiting requests here: a Pause's cork then
+    /// leaves ahead of the two PropertiesChanged and the reply, not after them.
+    @MainActor public var beforeAnswering: (@MainActor () -> Void)?
+    /// Signals emitted while a method handler runs (nil otherwise): sent after `beforeAnswering`.
+    private var held: [HeldSignal]?
+    private enum HeldSignal {
+        case signal(OpaquePointer)   // a reference, released once sent
+        case propertiesChanged(path: String, interface: String, names: [String])
+    }
 
     /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
     public static func session() throws -> Bus {
@@ -67,7 +77,7 @@ public final class Bus {
     /// Serves `object` until the bus closes (or the object is closed).
     @MainActor
     public func add(_ object: BusObject) throws {
-        try object.register(on: pointer)
+        try object.register(on: self)
         objects.append(object)
     }
 
@@ -89,6 +99,7 @@ public final class Bus {
         guard r >= 0, let message else { throw SystemError(errno: -r, "creating signal \(member)") }
         defer { sd_bus_message_unref(message) }
         try build(MessageWriter(message))
+        if held != nil { return hold(message) }
         r = sd_bus_send(pointer, message, nil)
         guard r >= 0 else { throw SystemError(errno: -r, "sending signal \(member)") }
     }
@@ -98,7 +109,40 @@ public final class Bus {
         guard !names.isEmpty, !isClosed else { return }   // closed: the connection is freed
         var pointers: [UnsafeMutablePointer<CChar>?] = names.map { strdup($0) } + [nil]
         defer { pointers.forEach { free($0) } }
-        _ = sd_bus_emit_properties_changed_strv(pointer, path, interface, &pointers)
+        guard held != nil else {
+            _ = sd_bus_emit_properties_changed_strv(pointer, path, interface, &pointers)
+            return
+        }
+        held?.append(.propertiesChanged(path: path, interface: interface, names: names))
+    }
+
+    private func hold(_ message: OpaquePointer) {
+        held?.append(.signal(sd_bus_message_ref(message)))
+    }
+
+    /// Runs a method handler with its signals held, then `beforeAnswering`, then sends the
+    /// signals in the order they were emitted; the caller replies after. A signal's arguments
+    /// are those of the moment it was emitted; a PropertiesChanged's values are fetched as it
+    /// is sent, as sd-bus always does. A signal that cannot be sent then is dropped, as a
+    /// PropertiesChanged always was: the reply meets the same fault.
+    @MainActor
+    func answering<Answer>(_ handler: () -> Answer) -> Answer {
+        guard let beforeAnswering, held == nil else { return handler() }
+        held = []
+        let result = handler()
+        beforeAnswering()
+        let signals = held ?? []
+        held = nil
+        for signal in signals {
+            switch signal {
+            case .signal(let message):
+                if !isClosed { _ = sd_bus_send(pointer, message, nil) }
+                sd_bus_message_unref(message)
+            case .propertiesChanged(let path, let interface, let names):
+                emitPropertiesChanged(path: path, interface: interface, names: names)
+            }
+        }
+        return result
     }
 
     /// Calls a method and waits for its reply (CLI only: it blocks). D-Bus errors are thrown as `BusCallError`.

@@ -44,11 +44,11 @@ public final class BusObject {
     isolated deinit { close() }
 
     /// Serves the members on `bus` until `close()`.
-    func register(on bus: OpaquePointer) throws {
+    func register(on bus: Bus) throws {
         precondition(vtable == nil, "\(interface) at \(path) is registered already")
         let slots = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: max(1, members.count))
         for (index, member) in members.enumerated() {
-            slots[index] = Unmanaged.passRetained(MemberBox(member)).toOpaque()
+            slots[index] = Unmanaged.passRetained(MemberBox(member, bus: bus)).toOpaque()
         }
         self.slots = slots
         var entries: [lector_member] = []
@@ -63,7 +63,7 @@ public final class BusObject {
         }
         self.vtable = vtable
         var slot: OpaquePointer?
-        let r = sd_bus_add_object_vtable(bus, &slot, path, interface, vtable, UnsafeMutableRawPointer(slots))
+        let r = sd_bus_add_object_vtable(bus.pointer, &slot, path, interface, vtable, UnsafeMutableRawPointer(slots))
         guard r >= 0, let slot else { throw SystemError(errno: -r, "registering \(interface) at \(path)") }
         registration = slot
     }
@@ -266,11 +266,18 @@ public enum MethodResult {
 @MainActor
 private final class MemberBox {
     let member: ErasedMember
-    init(_ member: ErasedMember) { self.member = member }
+    /// Weak: the bus owns the object that owns this box.
+    private weak var bus: Bus?
+    init(_ member: ErasedMember, bus: Bus) {
+        self.member = member
+        self.bus = bus
+    }
 
     func call(_ message: OpaquePointer, _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
+        let call = MethodCall(message)
+        let result = bus?.answering { Result { try member.method!(call) } } ?? Result { try member.method!(call) }
         do {
-            switch try member.method!(MethodCall(message)) {
+            switch try result.get() {
             case .done: return MethodReply.send(to: message)
             case .values(let build): return MethodReply.send(to: message, build)
             case .answered: return 1

@@ -19,6 +19,9 @@ extension LectorService {
             MainActor.assumeIsolated { self?.requestExit(.busLost) }
         }
         soundServer.onStateChange = { [weak self] state in self?.soundServerChanged(state) }
+        // A Pause's cork (a Play's uncork) reaches the server before the handler's signals and
+        // reply are sent: silence comes that much sooner (docs/benchmarks.md, issue 23).
+        bus.beforeAnswering = { [weak self] in self?.soundServer.sendWaitingRequests() }
         narrationVoices.onProblem = { [weak self] voice, message in self?.neuralVoiceProblem(voice: voice, message: message) }
         notifications.onChanged = { [weak self] names in
             self?.bus.emitPropertiesChanged(path: BusNames.objectPath, interface: BusNames.interface, names: names)
