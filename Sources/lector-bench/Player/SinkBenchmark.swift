@@ -18,6 +18,8 @@ struct Sink: ParsableCommand {
             The "floor" rows take the first (last) sample above the noise floor instead: the
             monitor of a corked stream is digital silence, and speech that resumes in a quiet
             consonant would otherwise count as late (mpv plays a tone, the same either way).
+            The last column is lector's median minus mpv's with its 95 % bootstrap interval:
+            an interval that spans 0 means this run cannot tell the two apart.
 
             Example:
               lector-bench sink --runs 20
@@ -80,7 +82,7 @@ struct Sink: ParsableCommand {
         let version = (try? session.run(mpv, ["--version"]))?.stdout.split(separator: "\n").first.map(String.init) ?? "mpv"
         report.text("lector-bench sink (\(Build.name) build): \(runs) trials each, interleaved, \(pauses) pauses each; \(version) with mpv-mpris")
         var table = TextTable("at the sink's monitor, median (p90) ms", columns: ["lector", "mpv", "lector/mpv"],
-                              labelWidth: 34, columnWidth: 14)
+                              labelWidth: 34, columnWidth: 14, note: "lector-mpv [95%]")
         for (label, key) in [("open -> first audio", "open"), ("pause -> silence", "pause"), ("play -> sound", "play"),
                              ("pause -> silence, floor", "pauseFloor"), ("play -> sound, floor", "playFloor")] {
             let ours = Summary(figures["lector"]?[key] ?? []), theirs = Summary(figures["mpv"]?[key] ?? [])
@@ -88,9 +90,13 @@ struct Sink: ParsableCommand {
                 summary.median.map { String(format: "%.1f (%.1f)", $0, summary.p90 ?? .nan) } ?? "-"
             }
             let ratio = ours.median.flatMap { a in theirs.median.map { String(format: "%.2f", a / $0) } } ?? "-"
-            table.row(label, [cell(ours), cell(theirs), ratio])
+            // The interval says whether "≤ mpv" is decided by this run or within its spread.
+            let difference = ours.medianDifference(from: theirs)
+            let interval = difference.map { String(format: "%+.2f [%+.2f, %+.2f]", $0.difference, $0.low, $0.high) } ?? "-"
+            table.row(label, [cell(ours), cell(theirs), ratio], note: interval)
             report.record(SinkRecord(metric: "sink.\(key)", lector: ours.median, mpv: theirs.median,
-                                     lectorP90: ours.p90, mpvP90: theirs.p90, runs: ours.count))
+                                     lectorP90: ours.p90, mpvP90: theirs.p90, runs: ours.count,
+                                     differenceLow: difference?.low, differenceHigh: difference?.high))
         }
         report.table(table)
         report.print()
@@ -136,4 +142,7 @@ struct SinkRecord: Encodable {
     var lectorP90: Double?
     var mpvP90: Double?
     var runs: Int
+    /// The 95 % bootstrap interval of the median difference lector - mpv, ms.
+    var differenceLow: Double?
+    var differenceHigh: Double?
 }
