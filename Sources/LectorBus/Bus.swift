@@ -107,13 +107,14 @@ public final class Bus {
     /// PropertiesChanged for `names` (values are fetched through the vtable's getters).
     public func emitPropertiesChanged(path: String, interface: String, names: [String]) {
         guard !names.isEmpty, !isClosed else { return }   // closed: the connection is freed
+        guard held != nil else { return sendPropertiesChanged(path: path, interface: interface, names: names) }
+        held?.append(.propertiesChanged(path: path, interface: interface, names: names))
+    }
+
+    private func sendPropertiesChanged(path: String, interface: String, names: [String]) {
         var pointers: [UnsafeMutablePointer<CChar>?] = names.map { strdup($0) } + [nil]
         defer { pointers.forEach { free($0) } }
-        guard held != nil else {
-            _ = sd_bus_emit_properties_changed_strv(pointer, path, interface, &pointers)
-            return
-        }
-        held?.append(.propertiesChanged(path: path, interface: interface, names: names))
+        _ = sd_bus_emit_properties_changed_strv(pointer, path, interface, &pointers)
     }
 
     private func hold(_ message: OpaquePointer) {
@@ -133,16 +134,30 @@ public final class Bus {
         beforeAnswering()
         let signals = held ?? []
         held = nil
+        send(signals)
+        return result
+    }
+
+    /// Sends what the running handler has emitted so far, before a reply it sends itself
+    /// (`MethodCall.reply`, a `DeferredReply` answered at once): such a reply follows those
+    /// signals, as it always did.
+    @MainActor
+    func sendHeld() {
+        guard let signals = held, !signals.isEmpty else { return }
+        held = []
+        send(signals)
+    }
+
+    private func send(_ signals: [HeldSignal]) {
         for signal in signals {
             switch signal {
             case .signal(let message):
                 if !isClosed { _ = sd_bus_send(pointer, message, nil) }
                 sd_bus_message_unref(message)
             case .propertiesChanged(let path, let interface, let names):
-                emitPropertiesChanged(path: path, interface: interface, names: names)
+                if !isClosed { sendPropertiesChanged(path: path, interface: interface, names: names) }
             }
         }
-        return result
     }
 
     /// Calls a method and waits for its reply (CLI only: it blocks). D-Bus errors are thrown as `BusCallError`.

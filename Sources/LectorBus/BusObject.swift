@@ -237,17 +237,22 @@ public struct MethodCall {
     /// The caller's unique bus name.
     public var sender: String { reader.sender }
 
-    init(_ message: OpaquePointer) {
+    /// Whose held signals go out before a reply sent from inside the handler.
+    private weak var bus: Bus?
+
+    init(_ message: OpaquePointer, bus: Bus?) {
         self.message = message
+        self.bus = bus
         reader = MessageReader(message)
     }
 
     /// Answer later (return `.answered`): the reply holds the call until it is sent.
-    public func deferReply() -> DeferredReply { DeferredReply(message) }
+    public func deferReply() -> DeferredReply { DeferredReply(message, bus: bus) }
 
     /// Answer now, before the handler goes on (return `.answered`): e.g. an id the caller must
-    /// know before the signals about it.
+    /// know before the signals about it. Signals the handler emitted before this go first.
     public func reply(_ build: (MessageWriter) throws -> Void) {
+        bus?.sendHeld()
         _ = MethodReply.send(to: message, build)
     }
 }
@@ -274,7 +279,7 @@ private final class MemberBox {
     }
 
     func call(_ message: OpaquePointer, _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
-        let call = MethodCall(message)
+        let call = MethodCall(message, bus: bus)
         let result = bus?.answering { Result { try member.method!(call) } } ?? Result { try member.method!(call) }
         do {
             switch try result.get() {
@@ -291,8 +296,10 @@ private final class MemberBox {
         Self.answer(busError) { try member.getter!(MessageWriter(reply)) }
     }
 
+    /// Held like a method's signals: a new Volume rewritten on the stream leaves first.
     func set(_ value: OpaquePointer, _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
-        Self.answer(busError) { try member.setter!(MessageReader(value)) }
+        let set = { Self.answer(busError) { try self.member.setter!(MessageReader(value)) } }
+        return bus?.answering(set) ?? set()
     }
 
     /// 1 when `body` succeeds, else its error under its own name.

@@ -66,8 +66,13 @@ public enum MethodReply {
 /// threads untouched; it is answered and freed on the loop.
 public final class DeferredReply: @unchecked Sendable {
     private var call: OpaquePointer?
+    /// Answered while its handler still runs, the handler's signals so far go first.
+    private weak var bus: Bus?
 
-    public init(_ call: OpaquePointer) { self.call = sd_bus_message_ref(call) }
+    init(_ call: OpaquePointer, bus: Bus?) {
+        self.call = sd_bus_message_ref(call)
+        self.bus = bus
+    }
 
     deinit { if let call { sd_bus_message_unref(call) } }
 
@@ -75,6 +80,7 @@ public final class DeferredReply: @unchecked Sendable {
     public func send(_ build: (MessageWriter) throws -> Void = { _ in }) {
         guard let call else { return }
         self.call = nil
+        bus?.sendHeld()
         _ = MethodReply.send(to: call, build)
         sd_bus_message_unref(call)
     }
@@ -83,6 +89,7 @@ public final class DeferredReply: @unchecked Sendable {
     public func fail(_ error: LectorError) {
         guard let call else { return }
         self.call = nil
+        bus?.sendHeld()
         _ = MethodReply.sendError(to: call, error)
         sd_bus_message_unref(call)
     }
