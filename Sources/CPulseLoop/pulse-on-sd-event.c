@@ -42,6 +42,7 @@ struct loop {
     pa_mainloop_api api;
     sd_event *event;
     int depth;
+    int flushing;
     pa_defer_event *defers;
 };
 
@@ -155,7 +156,9 @@ static pa_defer_event *defer_new(pa_mainloop_api *a, pa_defer_event_cb_t cb, voi
     pa_defer_event *e = calloc(1, sizeof *e);
     if (!e) return NULL;
     struct loop *l = loop_from(a);
-    *e = (pa_defer_event){ .api = a, .callback = cb, .userdata = userdata, .enabled = 1, .next = l->defers };
+    /* One made during a flush waits for the loop, so a flush always ends. */
+    *e = (pa_defer_event){ .api = a, .callback = cb, .userdata = userdata, .enabled = 1, .ran = l->flushing,
+                           .next = l->defers };
     if (l->defers) l->defers->prev = e;
     l->defers = e;
     if (sd_event_add_defer(loop_of(a), &e->source, defer_dispatch, e) < 0) e->source = NULL;
@@ -181,18 +184,20 @@ static void defer_set_destroy(pa_defer_event *e, pa_defer_event_destroy_cb_t cb)
 
 static void quit(pa_mainloop_api *a, int retval) { sd_event_exit(loop_of(a), retval); }
 
-/* Runs each defer event that is enabled now, once, as the loop's next turn would. libpulse's
- * requests wait in its connection's defer event; a request made from outside libpulse (a bus
- * handler corking a stream) leaves now instead of after whatever else that turn sends. Refused
- * (0) inside a callback this loop dispatched: there the defer runs next turn anyway, and libpulse
- * is not reentrant. A callback libpulse makes inside a call from outside (pa_context_disconnect
+/* Runs each existing defer event that is enabled when reached, at most once, as the loop's next
+ * turn would; one made during the flush waits for the loop. libpulse's requests wait in its
+ * connection's defer event; a request made from outside libpulse (a bus handler corking a
+ * stream) leaves now instead of after whatever else that turn sends. Refused (0) inside a
+ * callback this loop dispatched: there the defer runs next turn anyway, and libpulse is not
+ * reentrant. A callback libpulse makes inside a call from outside (pa_context_disconnect
  * reporting the state) is not counted: callers flush only from outside libpulse. Returns how
  * many ran. A callback may free any defer event, so the list is walked again from its head
  * after each one; `ran` marks those done. */
 int lector_pulse_api_flush(pa_mainloop_api *a) {
     struct loop *l = loop_from(a);
-    if (l->depth > 0) return 0;
+    if (l->depth > 0 || l->flushing) return 0;
     for (pa_defer_event *e = l->defers; e; e = e->next) e->ran = 0;
+    l->flushing = 1;
     int count = 0;
     for (;;) {
         pa_defer_event *e = l->defers;
@@ -204,6 +209,7 @@ int lector_pulse_api_flush(pa_mainloop_api *a) {
         l->depth--;
         count++;
     }
+    l->flushing = 0;
     return count;
 }
 
