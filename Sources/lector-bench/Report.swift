@@ -93,19 +93,27 @@ struct Summary {
     var max: Double? { samples.max() }
     var count: Int { samples.count }
 
-    /// This median minus `other`'s, with a 95 % bootstrap interval (each series resampled with
-    /// replacement 2,000 times; seeded, so the same samples give the same interval). Says
-    /// whether a difference of tenths of a millisecond is more than the run's own spread:
-    /// `(difference: 0.2, low: -0.1, high: 0.4)` is not.
-    func medianDifference(from other: Summary, resamples: Int = 2000) -> (difference: Double, low: Double, high: Double)? {
-        guard let median, let theirs = other.median else { return nil }
+    /// The median of `ours` minus the median of `theirs`, with a 95 % interval from a paired
+    /// block bootstrap: trials are drawn with replacement (2,000 times, seeded: the same samples
+    /// give the same interval), each draw taking both players' samples of that trial, so the
+    /// samples of one trial stay together and a drift that moves both players alike cancels.
+    /// Trial i of `ours` ran beside trial i of `theirs`. Says whether a difference of tenths of
+    /// a millisecond is more than the run's own spread: `(0.2, -0.1, 0.4)` is not.
+    static func medianDifference(_ ours: [[Double]], _ theirs: [[Double]],
+                                 resamples: Int = 2000) -> (difference: Double, low: Double, high: Double)? {
+        let trials = Swift.min(ours.count, theirs.count)
+        guard trials > 0, let median = Summary(ours.flatMap { $0 }).median,
+              let theirMedian = Summary(theirs.flatMap { $0 }).median else { return nil }
         var random = SplitMix64(seed: 23)
-        func resampledMedian(_ values: [Double]) -> Double {
-            let drawn = (0..<values.count).map { _ in values[Int(random.next() % UInt64(values.count))] }
-            return Percentile.of(drawn, 0.5)!
+        var differences: [Double] = []
+        for _ in 0..<resamples {
+            let drawn = (0..<trials).map { _ in Int(random.next() % UInt64(trials)) }
+            if let a = Summary(drawn.flatMap { ours[$0] }).median, let b = Summary(drawn.flatMap { theirs[$0] }).median {
+                differences.append(a - b)
+            }
         }
-        let differences = (0..<resamples).map { _ in resampledMedian(samples) - resampledMedian(other.samples) }
-        return (median - theirs, Percentile.of(differences, 0.025)!, Percentile.of(differences, 0.975)!)
+        guard let low = Percentile.of(differences, 0.025), let high = Percentile.of(differences, 0.975) else { return nil }
+        return (median - theirMedian, low, high)
     }
 
     /// The table cells for column headers "median", "p90", "p99", "min", "max", "runs"/"calls".

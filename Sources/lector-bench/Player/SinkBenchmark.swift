@@ -18,8 +18,9 @@ struct Sink: ParsableCommand {
             The "floor" rows take the first (last) sample above the noise floor instead: the
             monitor of a corked stream is digital silence, and speech that resumes in a quiet
             consonant would otherwise count as late (mpv plays a tone, the same either way).
-            The last column is lector's median minus mpv's with its 95 % bootstrap interval:
-            an interval that spans 0 means this run cannot tell the two apart.
+            The last column is lector's median minus mpv's with a 95 % interval (a bootstrap
+            over trials, each lector trial paired with the mpv trial beside it): an interval
+            that spans 0 means this run cannot tell the two apart.
 
             Example:
               lector-bench sink --runs 20
@@ -70,12 +71,14 @@ struct Sink: ParsableCommand {
             throw ExitCode(1)
         }
         Thread.sleep(forTimeInterval: 0.5)
-        var figures: [String: [String: [Double]]] = [:]
+        let rows = [("open -> first audio", "open"), ("pause -> silence", "pause"), ("play -> sound", "play"),
+                    ("pause -> silence, floor", "pauseFloor"), ("play -> sound, floor", "playFloor")]
+        // Per player and figure, one list per trial: trial i of each player ran side by side.
+        var figures: [String: [String: [[Double]]]] = [:]
         for index in 0..<runs {
             for trial in index % 2 == 0 ? players : players.reversed() {
-                for (key, values) in try trial.measure(session, log: log) {
-                    figures[trial.name, default: [:]][key, default: []] += values
-                }
+                let measured = try trial.measure(session, log: log)
+                for (_, key) in rows { figures[trial.name, default: [:]][key, default: []].append(measured[key] ?? []) }
             }
         }
         var report = BenchReport()
@@ -83,15 +86,15 @@ struct Sink: ParsableCommand {
         report.text("lector-bench sink (\(Build.name) build): \(runs) trials each, interleaved, \(pauses) pauses each; \(version) with mpv-mpris")
         var table = TextTable("at the sink's monitor, median (p90) ms", columns: ["lector", "mpv", "lector/mpv"],
                               labelWidth: 34, columnWidth: 14, note: "lector-mpv [95%]")
-        for (label, key) in [("open -> first audio", "open"), ("pause -> silence", "pause"), ("play -> sound", "play"),
-                             ("pause -> silence, floor", "pauseFloor"), ("play -> sound, floor", "playFloor")] {
-            let ours = Summary(figures["lector"]?[key] ?? []), theirs = Summary(figures["mpv"]?[key] ?? [])
+        for (label, key) in rows {
+            let ourTrials = figures["lector"]?[key] ?? [], theirTrials = figures["mpv"]?[key] ?? []
+            let ours = Summary(ourTrials.flatMap { $0 }), theirs = Summary(theirTrials.flatMap { $0 })
             let cell = { (summary: Summary) in
                 summary.median.map { String(format: "%.1f (%.1f)", $0, summary.p90 ?? .nan) } ?? "-"
             }
             let ratio = ours.median.flatMap { a in theirs.median.map { String(format: "%.2f", a / $0) } } ?? "-"
             // The interval says whether "≤ mpv" is decided by this run or within its spread.
-            let difference = ours.medianDifference(from: theirs)
+            let difference = Summary.medianDifference(ourTrials, theirTrials)
             let interval = difference.map { String(format: "%+.2f [%+.2f, %+.2f]", $0.difference, $0.low, $0.high) } ?? "-"
             table.row(label, [cell(ours), cell(theirs), ratio], note: interval)
             report.record(SinkRecord(metric: "sink.\(key)", lector: ours.median, mpv: theirs.median,
