@@ -31,7 +31,7 @@ struct pa_defer_event {
     pa_defer_event_cb_t callback;
     pa_defer_event_destroy_cb_t destroy;
     void *userdata;
-    int enabled, ran;
+    int ran;
     pa_defer_event *prev, *next;
 };
 
@@ -42,7 +42,7 @@ struct loop {
     pa_mainloop_api api;
     sd_event *event;
     int depth;
-    int flushing;
+    int flushing; /* a defer event made while set waits for the loop */
     pa_defer_event *defers;
 };
 
@@ -157,7 +157,7 @@ static pa_defer_event *defer_new(pa_mainloop_api *a, pa_defer_event_cb_t cb, voi
     if (!e) return NULL;
     struct loop *l = loop_from(a);
     /* One made during a flush waits for the loop, so a flush always ends. */
-    *e = (pa_defer_event){ .api = a, .callback = cb, .userdata = userdata, .enabled = 1, .ran = l->flushing,
+    *e = (pa_defer_event){ .api = a, .callback = cb, .userdata = userdata, .ran = l->flushing,
                            .next = l->defers };
     if (l->defers) l->defers->prev = e;
     l->defers = e;
@@ -167,7 +167,6 @@ static pa_defer_event *defer_new(pa_mainloop_api *a, pa_defer_event_cb_t cb, voi
 }
 
 static void defer_enable(pa_defer_event *e, int b) {
-    e->enabled = b;
     if (e->source) sd_event_source_set_enabled(e->source, b ? SD_EVENT_ON : SD_EVENT_OFF);
 }
 
@@ -195,13 +194,13 @@ static void quit(pa_mainloop_api *a, int retval) { sd_event_exit(loop_of(a), ret
  * after each one; `ran` marks those done. */
 int lector_pulse_api_flush(pa_mainloop_api *a) {
     struct loop *l = loop_from(a);
-    if (l->depth > 0 || l->flushing) return 0;
+    if (l->depth > 0) return 0; /* also inside this flush: each callback runs at depth 1 */
     for (pa_defer_event *e = l->defers; e; e = e->next) e->ran = 0;
     l->flushing = 1;
     int count = 0;
     for (;;) {
         pa_defer_event *e = l->defers;
-        while (e && (e->ran || !e->enabled || !e->source)) e = e->next;
+        while (e && (e->ran || !e->source || sd_event_source_get_enabled(e->source, NULL) <= 0)) e = e->next;
         if (!e) break;
         e->ran = 1;
         l->depth++;
