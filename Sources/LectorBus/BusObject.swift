@@ -280,7 +280,8 @@ private final class MemberBox {
 
     func call(_ message: OpaquePointer, _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
         let call = MethodCall(message, bus: bus)
-        let result = bus?.answering { Result { try member.method!(call) } } ?? Result { try member.method!(call) }
+        let run = { Result { try self.member.method!(call) } }
+        let result = bus?.answering(run) ?? run()
         do {
             switch try result.get() {
             case .done: return MethodReply.send(to: message)
