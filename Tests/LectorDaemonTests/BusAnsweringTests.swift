@@ -38,9 +38,8 @@ final class BusAnsweringTests: XCTestCase {
     private func call(_ member: String, until last: String) throws -> [String] {
         let session = try TestSession(startSoundServer: false)
         defer { session.shutdown() }
-        let saved = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
-        setenv("DBUS_SESSION_BUS_ADDRESS", session.busAddress, 1)
-        defer { if let saved { setenv("DBUS_SESSION_BUS_ADDRESS", saved, 1) } else { unsetenv("DBUS_SESSION_BUS_ADDRESS") } }
+        let overridden = EnvironmentOverride(["DBUS_SESSION_BUS_ADDRESS": session.busAddress])
+        defer { overridden.restore() }
 
         return try MainActor.assumeIsolated {
             Self.log = []

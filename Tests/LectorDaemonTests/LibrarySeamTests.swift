@@ -3,6 +3,7 @@ import Foundation
 import LectorCore
 import LectorLoop
 import LectorState
+import LectorTestKit
 import XCTest
 
 /// The library on its seam (`BookNarration`): a fake narrator in place of the real one, a real
@@ -41,22 +42,20 @@ final class LibrarySeamTests: XCTestCase {
     static let voice = Voice(name: "en-us", identifier: "gmw/en-US", languages: [.init(tag: "en-us", priority: 2)], gender: .male)
 
     private var directory: URL!
-    private var savedEnvironment: [String: String?] = [:]
+    private var overridden: EnvironmentOverride?
 
     override func setUpWithError() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("lector-library-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // The library's stores read these when it is made.
-        for (key, sub) in [("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache")] {
-            savedEnvironment[key] = ProcessInfo.processInfo.environment[key]
-            setenv(key, directory.appendingPathComponent(sub).path, 1)
-        }
+        overridden = EnvironmentOverride([
+            "XDG_STATE_HOME": directory.appendingPathComponent("state").path,
+            "XDG_CACHE_HOME": directory.appendingPathComponent("cache").path,
+        ])
     }
 
     override func tearDownWithError() throws {
-        for (key, value) in savedEnvironment {
-            if let value { setenv(key, value, 1) } else { unsetenv(key) }
-        }
+        overridden?.restore()
         try? FileManager.default.removeItem(at: directory)
     }
 

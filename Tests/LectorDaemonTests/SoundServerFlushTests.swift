@@ -13,9 +13,8 @@ final class SoundServerFlushTests: XCTestCase {
     func testACorkReachesTheServerWithoutAnotherLoopTurn() throws {
         let session = try TestSession()
         defer { session.shutdown() }
-        let saved = ProcessInfo.processInfo.environment["PULSE_SERVER"]
-        setenv("PULSE_SERVER", session.pulseServer, 1)
-        defer { if let saved { setenv("PULSE_SERVER", saved, 1) } else { unsetenv("PULSE_SERVER") } }
+        let overridden = EnvironmentOverride(["PULSE_SERVER": session.pulseServer])
+        defer { overridden.restore() }
 
         try MainActor.assumeIsolated {
             let loop = try EventLoop()
