@@ -176,7 +176,7 @@ final class DuckTests: XCTestCase {
         XCTAssertTrue(try poll(timeout: 5) { try fixture.stream(music.index)?.volume == music.volume },
                       "not restored after restart: \(String(describing: try? fixture.stream(music.index)?.volume))\(fixture.context)")
         try assertSaved(fixture, role: "music", is: music.volume)
-        XCTAssertTrue(try poll(timeout: 3) {
+        XCTAssertTrue(poll(timeout: 3) {
             !FileManager.default.fileExists(atPath: state.appendingPathComponent("lector/duck-journal.json").path)
         }, "the journal stays after recovery")
     }
@@ -214,7 +214,7 @@ final class DuckTests: XCTestCase {
         // And the daemon still speaks.
         let recording = try fixture.session.record(sink: "lector_test")
         let spoken = Date()
-        XCTAssertTrue(try poll(timeout: 5) { (try? fixture.say("Back again.")) != nil })
+        XCTAssertTrue(poll(timeout: 5) { (try? fixture.say("Back again.")) != nil })
         XCTAssertNotNil(recording.waitForSound(after: spoken, timeout: 5), "\(fixture.context)")
     }
 }

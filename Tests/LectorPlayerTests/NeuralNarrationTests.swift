@@ -37,7 +37,7 @@ final class NeuralNarrationTests: XCTestCase {
         let heard = try XCTUnwrap(fixture.sound(after: since, timeout: 10), "nothing heard\(fixture.context)")
         print("neural narration: first sound \(String(format: "%.0f", heard.timeIntervalSince(since) * 1000)) ms after lector read "
               + "(model load included)")
-        XCTAssertTrue(try poll(timeout: 15) { fixture.signals("SpeakingRange", since: since).count >= 12 },
+        XCTAssertTrue(poll(timeout: 15) { fixture.signals("SpeakingRange", since: since).count >= 12 },
                       "words are not announced\(fixture.context)")
         let offsets = fixture.signals("SpeakingRange", since: since).compactMap { Int($0.arguments[1]) }
         // "Chapter 1\n\nCall me Ishmael. Some": every word, the title's too, on its own offset.
@@ -71,7 +71,7 @@ final class NeuralNarrationTests: XCTestCase {
         let opened = Date()
         XCTAssertEqual(try fixture.cli("read", book.path, "--voice", "joe", "--from-start").status, 0, fixture.context)
         let ranges = { fixture.signals("SpeakingRange", since: opened).filter { Int($0.arguments[1]) ?? 0 > 10 } }
-        XCTAssertTrue(try poll(timeout: 30) { ranges().count >= words.count }, "\(ranges().count) words announced\(fixture.context)")
+        XCTAssertTrue(poll(timeout: 30) { ranges().count >= words.count }, "\(ranges().count) words announced\(fixture.context)")
         let end = (ranges().last?.receivedAt ?? Date()).addingTimeInterval(1)
         let onsets = fixture.soundOnsets(from: opened, to: end, afterSilence: 0.12)
         let offsets = ranges().compactMap { signal -> TimeInterval? in
@@ -107,8 +107,8 @@ final class NeuralNarrationTests: XCTestCase {
         let read = try fixture.cli("read", try book(fixture).path, "--voice", "broken", "--from-start")
         XCTAssertEqual(read.status, 0, "\(read)\(fixture.context)")
         XCTAssertNotNil(fixture.sound(after: since, timeout: 10), "espeak-ng did not read instead\(fixture.context)")
-        XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: since).count >= 3 }, fixture.context)
-        XCTAssertTrue(try poll(timeout: 5) { fixture.daemon.output.contains("the voice en_US-broken-medium cannot speak") },
+        XCTAssertTrue(poll(timeout: 10) { fixture.signals("SpeakingRange", since: since).count >= 3 }, fixture.context)
+        XCTAssertTrue(poll(timeout: 5) { fixture.daemon.output.contains("the voice en_US-broken-medium cannot speak") },
                       "no warning said why\(fixture.context)")
         // Said where the listener looks too: Narrator1.Book's voice-problem, shown by lector status.
         XCTAssertTrue(try poll(timeout: 5) { try fixture.cli("status").stdout.contains("Warning:  the voice en_US-broken-medium cannot speak") },
@@ -135,7 +135,7 @@ final class NeuralNarrationTests: XCTestCase {
     }
 
     private func joe(_ fixture: PlayerFixture) throws -> Int32 {
-        try XCTUnwrap(try pollValue(timeout: 10) { ProcessProbe.children(of: fixture.daemon.pid, named: "lector-piper").first },
+        try XCTUnwrap(pollValue(timeout: 10) { ProcessProbe.children(of: fixture.daemon.pid, named: "lector-piper").first },
                       "no voice worker runs under the daemon\(fixture.context)")
     }
 
@@ -152,11 +152,11 @@ final class NeuralNarrationTests: XCTestCase {
         let first = try joe(fixture)
         XCTAssertEqual(kill(first, SIGKILL), 0)
         let killed = Date()
-        XCTAssertTrue(try poll(timeout: 20) { fixture.daemon.output.contains("was killed by signal 9") },
+        XCTAssertTrue(poll(timeout: 20) { fixture.daemon.output.contains("was killed by signal 9") },
                       "the crash was not noticed\(fixture.context)")
         XCTAssertTrue(try poll(timeout: 5) { try fixture.cli("status").stdout.contains("was killed by signal 9") },
                       "lector status does not say why: \((try? fixture.cli("status").stdout) ?? "")")
-        let replaced = try pollValue(timeout: 20) {
+        let replaced = pollValue(timeout: 20) {
             ProcessProbe.children(of: fixture.daemon.pid, named: "lector-piper").first { $0 != first }
         }
         XCTAssertNotNil(replaced, "no new worker for the next sentences\(fixture.context)")
@@ -166,7 +166,7 @@ final class NeuralNarrationTests: XCTestCase {
         XCTAssertTrue(fixture.daemon.output.contains("the voice joe speaks again"), "not in the journal\(fixture.context)")
         // Narration never stopped: words keep coming and sound keeps being heard.
         let before = fixture.signals("SpeakingRange", since: killed).count
-        XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: killed).count >= before + 5 },
+        XCTAssertTrue(poll(timeout: 10) { fixture.signals("SpeakingRange", since: killed).count >= before + 5 },
                       "narration stopped after the worker was killed\(fixture.context)")
         XCTAssertNotNil(fixture.sound(after: Date(), timeout: 5), "silent after the worker was killed\(fixture.context)")
         XCTAssertEqual(try fixture.status(), "Playing")
@@ -194,7 +194,7 @@ final class NeuralNarrationTests: XCTestCase {
         let narrating = ProcessProbe.residentKiB(fixture.daemon.pid) ?? 0
         let workerPeak = ProcessProbe.peakResidentKiB(worker) ?? 0
         XCTAssertTrue(try fixture.playerctl("stop").succeeded)
-        XCTAssertTrue(try poll(timeout: 15) { !ProcessProbe.isAlive(worker) }, "the worker outlived its idle time after Stop")
+        XCTAssertTrue(poll(timeout: 15) { !ProcessProbe.isAlive(worker) }, "the worker outlived its idle time after Stop")
         let stopped = ProcessProbe.residentKiB(fixture.daemon.pid) ?? 0
         print("neural narration: daemon RSS \(narrating / 1024) MB narrating, \(stopped / 1024) MB after Stop with the worker gone; "
               + "worker peak \(workerPeak / 1024) MB")
@@ -216,12 +216,12 @@ final class NeuralNarrationTests: XCTestCase {
 
         XCTAssertTrue(try fixture.setProperty("Rate", "d", "1.8").succeeded, fixture.context)
         let faster = Date()
-        XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: faster).count >= 3 },
+        XCTAssertTrue(poll(timeout: 10) { fixture.signals("SpeakingRange", since: faster).count >= 3 },
                       "no words after the rate changed\(fixture.context)")
         let beforeSeek = fixture.signals("SpeakingRange", since: since).compactMap { Int($0.arguments[1]) }.last ?? 0
         let seeked = Date()
         XCTAssertTrue(try fixture.playerctl("position", "10+").succeeded, fixture.context)
-        XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: seeked).count >= 2 }, fixture.context)
+        XCTAssertTrue(poll(timeout: 10) { fixture.signals("SpeakingRange", since: seeked).count >= 2 }, fixture.context)
         let afterSeek = try XCTUnwrap(fixture.signals("SpeakingRange", since: seeked).compactMap { Int($0.arguments[1]) }.first)
         XCTAssertGreaterThan(afterSeek, beforeSeek + 60, "the seek did not move ahead")
         print("neural narration: seek +10 s at rate 1.8 moved from offset \(beforeSeek) to \(afterSeek)")
@@ -234,7 +234,7 @@ final class NeuralNarrationTests: XCTestCase {
         let saved = try XCTUnwrap(onlyBookmark(fixture), "no bookmark\n\(fixture.daemon.output)")
         XCTAssertGreaterThanOrEqual(saved.offset, heard, "the bookmark is behind the last word heard")
         XCTAssertLessThanOrEqual(saved.offset, heard + 60, "the bookmark is past the word heard at exit")
-        XCTAssertTrue(try poll(timeout: 5) { !ProcessProbe.isAlive(worker) }, "the voice worker outlived the daemon")
+        XCTAssertTrue(poll(timeout: 5) { !ProcessProbe.isAlive(worker) }, "the voice worker outlived the daemon")
     }
 
     /// Chosen like any voice: `[voices]` names joe for English, Narrator1.Voice switches to
@@ -263,7 +263,7 @@ final class NeuralNarrationTests: XCTestCase {
             let set = try fixture.call("org.freedesktop.DBus.Properties", "Set",
                                        ["'\(PlayerFixture.narrator)'", "'Voice'", "<'\(name)'>"], path: PlayerFixture.narratorPath)
             XCTAssertTrue(set.succeeded, "\(set)\(fixture.context)")
-            XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: switched).count >= 2 },
+            XCTAssertTrue(poll(timeout: 10) { fixture.signals("SpeakingRange", since: switched).count >= 2 },
                           "no words after switching to \(name)\(fixture.context)")
             let next = try XCTUnwrap(fixture.signals("SpeakingRange", since: switched).compactMap { Int($0.arguments[1]) }.first)
             XCTAssertGreaterThanOrEqual(next, heard, "switching to \(name) went back")
@@ -278,10 +278,10 @@ final class NeuralNarrationTests: XCTestCase {
         let said = try fixture.call("io.github.lector.Lector1", "Speak", ["'Attention please.'", "{'language': <'en'>}"],
                                     path: "/io/github/lector/Lector1")
         XCTAssertTrue(said.succeeded, "\(said)")
-        XCTAssertTrue(try poll(timeout: 10) {
+        XCTAssertTrue(poll(timeout: 10) {
             fixture.signals("SpeechFinished", since: announced).contains { $0.interface == "io.github.lector.Lector1" }
         }, "the announcement did not finish\(fixture.context)")
-        XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: announced).contains {
+        XCTAssertTrue(poll(timeout: 10) { fixture.signals("SpeakingRange", since: announced).contains {
             $0.interface == PlayerFixture.narrator && (Int($0.arguments[1]) ?? 0) >= before } },
                       "narration did not go on after the announcement\(fixture.context)")
         let resumedAt = try XCTUnwrap(fixture.signals("SpeakingRange", since: announced)
@@ -332,7 +332,7 @@ final class NeuralNarrationTests: XCTestCase {
         let since = Date()
         XCTAssertEqual(try fixture.cli("read", try book(fixture).path, "--voice", "joe", "--from-start").status, 0, fixture.context)
         XCTAssertNotNil(fixture.sound(after: since, timeout: 10), "espeak-ng did not read instead\(fixture.context)")
-        XCTAssertTrue(try poll(timeout: 10) { fixture.signals("SpeakingRange", since: since).count >= 3 }, fixture.context)
+        XCTAssertTrue(poll(timeout: 10) { fixture.signals("SpeakingRange", since: since).count >= 3 }, fixture.context)
         XCTAssertEqual(fixture.signals("SpeakingRange", since: since).compactMap { Int($0.arguments[1]) }.first, 0,
                        "not read from the first word")
         XCTAssertTrue(try poll(timeout: 5) {

@@ -80,10 +80,10 @@ final class NeuralReadAlongTests: XCTestCase {
         let picked = Date()
         try browser.press("Home")
         XCTAssertTrue(try poll(timeout: 10) { try self.voice(fixture) == "joe" }, "Narrator1.Voice is \((try? voice(fixture)) ?? "?")\(diagnostics())")
-        XCTAssertNotNil(try pollValue(timeout: 15) { ProcessProbe.children(of: fixture.daemon.pid, named: "lector-piper").first },
+        XCTAssertNotNil(pollValue(timeout: 15) { ProcessProbe.children(of: fixture.daemon.pid, named: "lector-piper").first },
                         "no joe worker runs under the daemon\(diagnostics())")
         XCTAssertNotNil(fixture.sound(after: picked, timeout: 10), "nothing heard after picking joe\(diagnostics())")
-        XCTAssertTrue(try poll(timeout: 15) { fixture.signals("SpeakingRange", since: picked).count >= 5 },
+        XCTAssertTrue(poll(timeout: 15) { fixture.signals("SpeakingRange", since: picked).count >= 5 },
                       "narration did not go on with joe\(diagnostics())")
         let next = try XCTUnwrap(fixture.signals("SpeakingRange", since: picked).compactMap { Int($0.arguments[1]) }.first)
         XCTAssertGreaterThanOrEqual(next, heardBefore - 1, "picking joe went back")
@@ -114,7 +114,7 @@ final class NeuralReadAlongTests: XCTestCase {
         try browser.waitFor("document.getElementById('book-title').textContent === 'Voices river.epub' "
                             + "&& document.getElementById('voice').value === 'joe'", timeout: 10)
         XCTAssertNotNil(fixture.sound(after: reopened, timeout: 10), "nothing heard after opening it again\(diagnostics())")
-        XCTAssertTrue(try poll(timeout: 15) { fixture.signals("SpeakingRange", since: reopened).count >= 3 },
+        XCTAssertTrue(poll(timeout: 15) { fixture.signals("SpeakingRange", since: reopened).count >= 3 },
                       "narration did not go on after opening it again\(diagnostics())")
 
         // A German book: joe (an English voice) is not offered.

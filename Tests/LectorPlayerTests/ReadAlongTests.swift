@@ -364,7 +364,7 @@ final class ReadAlongTests: SharedDaemonTestCase {
         let picked = Date()
         try browser.press("End")
         XCTAssertTrue(try poll(timeout: 5) { try self.narrationVoice() == last }, "Narrator1.Voice is \((try? narrationVoice()) ?? "?")\(diagnostics)")
-        XCTAssertTrue(try poll(timeout: 10) { self.fixture.signals("SpeakingRange", since: picked).count >= 3 },
+        XCTAssertTrue(poll(timeout: 10) { self.fixture.signals("SpeakingRange", since: picked).count >= 3 },
                       "narration did not go on in the new voice\(diagnostics)")
         let next = try XCTUnwrap(fixture.signals("SpeakingRange", since: picked).compactMap { Int($0.arguments[1]) }.first)
         XCTAssertGreaterThanOrEqual(next, heard, "the new voice went back")

@@ -84,7 +84,7 @@ final class TestKitSelfTests: XCTestCase {
 
         let watcher = try session.watchSignals(from: "org.example.Emitter")
         let triggered = Date()
-        FileManager.default.createFile(atPath: trigger.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: trigger.path, contents: nil)
 
         let finished = try XCTUnwrap(watcher.wait(timeout: 5) { $0.member == "Finished" },
                                      "no Finished signal\n\(watcher.transcript)\n\(emitter.output)")
@@ -113,7 +113,7 @@ final class TestKitSelfTests: XCTestCase {
         _ = try session.spawn(systemPython, [script.path])
         XCTAssertTrue(watcher.waitUntilSubscribed(timeout: 5), watcher.transcript)
         XCTAssertTrue(try session.busNameHasOwner("org.example.Late"))
-        FileManager.default.createFile(atPath: trigger.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: trigger.path, contents: nil)
 
         XCTAssertNotNil(watcher.wait(timeout: 5) { $0.member == "Finished" }, watcher.transcript)
         XCTAssertEqual(watcher.signals().count, 2, watcher.transcript)
