@@ -101,7 +101,9 @@ final class LatencyBenchmark {
             for offset in 0..<contenders.count {
                 let index = (round + offset) % contenders.count
                 switch try measureOnce(contenders[index], warmUp: false) {
-                case .success(let milliseconds): series[index].samples.append(milliseconds)
+                case .success(let milliseconds):
+                    series[index].samples.append(milliseconds)
+                    series[index].rounds.append(round)
                 case .failure(let reason):
                     series[index].failures += 1
                     log("round \(round + 1): \(contenders[index].label): \(reason)")
@@ -341,9 +343,23 @@ struct LatencySeries {
     let key: String
     let label: String
     var samples: [Double] = []
+    /// The round of each sample (latency only), to pair it with another client's in that round.
+    var rounds: [Int] = []
     var failures = 0
     /// Why the row has no figures (e.g. "not installed"), or nil.
     var unavailable: String?
+}
+
+/// One client against another in the rounds where both were heard: the goal's comparison.
+struct PairRecord: Encodable {
+    var metric: String
+    var build = Build.name
+    var ratio: Double?
+    /// Our median minus theirs, ms, with its 95 % bootstrap interval.
+    var difference: Double?
+    var differenceLow: Double?
+    var differenceHigh: Double?
+    var rounds: Int
 }
 
 extension LatencyBenchmark {
@@ -361,6 +377,31 @@ extension LatencyBenchmark {
                                        failures: series.failures, unavailable: series.unavailable))
         }
         report.table(table)
+        for (ours, theirs, label) in comparisons {
+            guard let a = latency.first(where: { $0.key == ours }), let b = latency.first(where: { $0.key == theirs }),
+                  let line = pairLine(a, b, label: label, into: &report) else { continue }
+            report.text(line)
+        }
         report.text()
+    }
+
+    /// The goal: `lector say` heard within 1.2× of the same Speak sent by busctl.
+    static let comparisons = [("lector_say_cli", "busctl_call_speak", "lector say against busctl Speak")]
+
+    /// The ratio of medians over the rounds where both were heard, and the difference with a 95 %
+    /// interval from resampling those rounds (each round's two samples together: the clients ran
+    /// seconds apart, so whatever slowed the machine that round slowed both). Rounds-apart samples
+    /// of a few milliseconds move by more than the goal's 20 %; the interval says how much.
+    private static func pairLine(_ ours: LatencySeries, _ theirs: LatencySeries, label: String,
+                                 into report: inout BenchReport) -> String? {
+        let theirsByRound = Dictionary(zip(theirs.rounds, theirs.samples), uniquingKeysWith: { first, _ in first })
+        let pairs = zip(ours.rounds, ours.samples).compactMap { round, sample in theirsByRound[round].map { (sample, $0) } }
+        guard !pairs.isEmpty, let a = Summary(pairs.map(\.0)).median, let b = Summary(pairs.map(\.1)).median, b > 0,
+              let difference = Summary.medianDifference(pairs.map { [$0.0] }, pairs.map { [$0.1] }) else { return nil }
+        report.record(PairRecord(metric: "latency.\(ours.key)_vs_\(theirs.key)", ratio: figure(a / b),
+                                 difference: figure(difference.difference), differenceLow: figure(difference.low),
+                                 differenceHigh: figure(difference.high), rounds: pairs.count))
+        return "\(label): " + String(format: "%.2fx, %+.2f ms [95%%: %+.2f, %+.2f], %d rounds paired", a / b,
+                                          difference.difference, difference.low, difference.high, pairs.count)
     }
 }
