@@ -84,15 +84,36 @@ public enum BookReader {
     }
 
     private static func openPlainText(_ file: URL, size: UInt64, limits: BookLimits) throws(BookError) -> BookOutline {
-        let (text, encoding, identity) = try readPlainText(file, size: size, limits: limits)
-        let layout = PlainTextLayout(text: text, fallbackTitle: file.deletingPathExtension().lastPathComponent)
-        guard !layout.chapters.isEmpty else { throw .emptyBook(file: file) }
-        let kept: PlainTextChapterSource.Text
-        switch encoding {
-        case .utf8: kept = .file(skipping: 0)
-        case .utf8WithByteOrderMark: kept = .file(skipping: 3)
-        case .utf16LittleEndian, .utf16BigEndian, .windows1252, .isoLatin1: kept = .decoded(text)
+        let fallbackTitle = file.deletingPathExtension().lastPathComponent
+        if size <= limits.maxEntrySize, let scanned = try scanPlainText(file, fallbackTitle: fallbackTitle) {
+            return try outline(of: file, layout: scanned.layout, encoding: scanned.encoding, identity: scanned.identity,
+                               kept: .file(skipping: scanned.encoding == .utf8WithByteOrderMark ? 3 : 0), limits: limits)
         }
+        let (text, encoding, identity) = try readPlainText(file, size: size, limits: limits)
+        let layout = PlainTextLayout(text: text, fallbackTitle: fallbackTitle)
+        return try outline(of: file, layout: layout, encoding: encoding, identity: identity, kept: .decoded(text), limits: limits)
+    }
+
+    /// A UTF-8 file laid out as it is read, 1 MiB at a time, so its text is never held whole;
+    /// its chapters' checksums from a second read, which also checks that the file did not
+    /// change in between. Nil when the file is not UTF-8.
+    private static func scanPlainText(_ file: URL, fallbackTitle: String) throws(BookError)
+        -> (layout: PlainTextLayout, encoding: TextEncoding, identity: String)? {
+        var scanner = PlainTextLayout.Scanner()
+        guard let read = try PlainTextDecoder.scanUTF8(file, { scanner.add($0) }) else { return nil }
+        var layout = PlainTextLayout(blocks: scanner.finish(), fallbackTitle: fallbackTitle)
+        let skipping = read.encoding == .utf8WithByteOrderMark ? 3 : 0
+        let hashes = try PlainTextDecoder.hashes(of: file, skipping: skipping, ranges: layout.chapters.map(\.utf8Range))
+        guard hashes.file == read.hash else {
+            throw .unreadable(file: file, reason: "the file changed while it was being opened; open it again")
+        }
+        for index in layout.chapters.indices { layout.chapters[index].checksum = hashes.ranges[index] }
+        return (layout, read.encoding, ContentHash.identity(hex: StableHash.hex(read.hash)))
+    }
+
+    private static func outline(of file: URL, layout: PlainTextLayout, encoding: TextEncoding, identity: String,
+                                kept: PlainTextChapterSource.Text, limits: BookLimits) throws(BookError) -> BookOutline {
+        guard !layout.chapters.isEmpty else { throw .emptyBook(file: file) }
         let source = PlainTextChapterSource(file: file, text: kept, chapters: layout.chapters, limits: limits)
         return BookOutline(
             sourceURL: file, identity: identity, title: layout.title,
@@ -105,16 +126,12 @@ public enum BookReader {
     }
 
     /// A plain-text file's decoded text and identity, refused past `limits.maxEntrySize` before
-    /// it is read (`size` from `fileSize`, looked up again when not given) and after. UTF-8 is
-    /// read straight into the text (`PlainTextDecoder.readUTF8`); other encodings through the
-    /// file's bytes.
+    /// it is read (`size` from `fileSize`, looked up again when not given) and after: the
+    /// encodings other than UTF-8, through the file's bytes (UTF-8 is `scanPlainText`'s).
     static func readPlainText(_ file: URL, size knownSize: UInt64? = nil,
                               limits: BookLimits) throws(BookError) -> (text: String, encoding: TextEncoding, identity: String) {
         let size: UInt64
         if let knownSize { size = knownSize } else { size = try fileSize(file) }
-        if size <= limits.maxEntrySize, let read = try PlainTextDecoder.readUTF8(file, size: size) {
-            return (read.text, read.encoding, ContentHash.identity(hex: StableHash.hex(read.hash)))
-        }
         let data: Data
         if size <= limits.maxEntrySize {
             do {

@@ -5,9 +5,10 @@
 ///     Down the Rabbit-Hole          → PlainTextBlock(lines: [("CHAPTER I.", 40, …), ("Down the Rabbit-Hole", 41, …)],
 ///                                                    kind: .chapterHeading(key: "chapter i"), …)
 struct PlainTextBlock {
-    /// One line, trimmed. Its text shares the book's storage (a String of its own would cost a
-    /// heap object per line of a 48-MB book); `range` says where the whole line stands in the
-    /// text it was split from, which a Markdown heading's stripped `text` cannot.
+    /// One line, trimmed. While its paragraph is read its text shares the piece it was split
+    /// from; the lines a block keeps are copied out, and a paragraph block's past the text's
+    /// first keep none (`Paragraph.flush`). `range` says where the whole line stands in the text
+    /// it was split from, which a Markdown heading's stripped `text` cannot.
     struct Line {
         var text: Substring
         /// 1-based, in the file.
@@ -49,8 +50,9 @@ struct PlainTextBlock {
         case chapterHeading(key: String)
     }
 
-    /// A heading's lines, or a paragraph's first line only: the others are split again from
-    /// `range` when the block is laid out, so a book's lines are never all held at once.
+    /// A heading's lines, or a paragraph's first line only (its text only if it opens the text):
+    /// the others are split again from `range` when the block is laid out, so a book's lines are
+    /// never all held at once.
     var lines: [Line]
     var kind: Kind
     /// UTF-8 offsets in the text split, from the first line's start to the last line's end.

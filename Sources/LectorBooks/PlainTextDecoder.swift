@@ -49,17 +49,16 @@ enum PlainTextDecoder {
         return try singleByte([UInt8](data), file: file)
     }
 
-    /// Reads a UTF-8 file (with or without its byte order mark) straight into a String, 1 MiB
-    /// at a time, hashing its bytes on the way (`StableHash`, the book's identity): a 48-MB book
-    /// costs one copy of its text, not its bytes and its text. Nil when the file is anything
-    /// else (another byte order mark, NUL bytes, invalid UTF-8): `decode` then reads it whole.
-    static func readUTF8(_ file: URL, size: UInt64) throws(BookError) -> (text: String, encoding: TextEncoding, hash: UInt64)? {
+    /// Hands a UTF-8 file (with or without its byte order mark) to `body` 1 MiB at a time, each
+    /// piece whole scalars (a scalar cut by a read waits for the next), hashing its bytes on the
+    /// way (`StableHash`, the book's identity): a 48-MB book is never held at once. Nil when the
+    /// file turns out to be anything else (another byte order mark, NUL bytes, invalid UTF-8),
+    /// maybe after some pieces: `decode` then reads it whole.
+    static func scanUTF8(_ file: URL, _ body: (Substring) -> Void) throws(BookError) -> (encoding: TextEncoding, hash: UInt64)? {
         let chunkSize = 1 << 20
         do {
             let handle = try FileHandle(forReadingFrom: file)
             defer { try? handle.close() }
-            var text = ""
-            text.reserveCapacity(Int(size))
             var hash = StableHash.offsetBasis
             var carry: [UInt8] = []
             var encoding = TextEncoding.utf8
@@ -82,11 +81,44 @@ enum PlainTextDecoder {
                 // A scalar cut by the chunk's end waits for the next chunk.
                 let cut = completeScalarsEnd(bytes)
                 guard let piece = String(validating: bytes[..<cut], as: UTF8.self) else { return nil }
-                text.append(piece)
+                body(Substring(piece))
                 carry = Array(bytes[cut...])
             }
             guard carry.isEmpty else { return nil }
-            return (text, encoding, hash)
+            return (encoding, hash)
+        } catch {
+            throw .unreadable(file: file, reason: "\(error)")
+        }
+    }
+
+    /// The hash of the whole file and of each of `ranges` (UTF-8 offsets after `skipping` bytes,
+    /// in order, not overlapping), in one more read of it 1 MiB at a time: a chapter's checksum
+    /// once the chapters are known (`scanUTF8` could not know where they end).
+    static func hashes(of file: URL, skipping: Int, ranges: [Range<Int>]) throws(BookError) -> (file: UInt64, ranges: [UInt64]) {
+        let chunkSize = 1 << 20
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            var whole = StableHash.offsetBasis
+            var hashes = [UInt64](repeating: StableHash.offsetBasis, count: ranges.count)
+            var next = 0   // the first range not yet read to its end
+            var position = -skipping   // the chunk's start, in the ranges' offsets
+            while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
+                let bytes = [UInt8](chunk)
+                whole = StableHash.value(bytes, continuing: whole)
+                let end = position + bytes.count
+                var index = next
+                while index < ranges.count, ranges[index].lowerBound < end {
+                    let lower = max(ranges[index].lowerBound, position), upper = min(ranges[index].upperBound, end)
+                    if lower < upper {
+                        hashes[index] = StableHash.value(bytes[(lower - position)..<(upper - position)], continuing: hashes[index])
+                    }
+                    if ranges[index].upperBound <= end, index == next { next += 1 }
+                    index += 1
+                }
+                position = end
+            }
+            return (whole, hashes)
         } catch {
             throw .unreadable(file: file, reason: "\(error)")
         }

@@ -57,7 +57,15 @@ struct PlainTextLayout: Sendable {
     /// text: each block's length and words are counted the way `SpeakableTextBuilder` would
     /// write them.
     init(text: String, fallbackTitle: String) {
-        var blocks = Self.blocks(of: Substring(text), firstLine: 1)
+        var scanner = Scanner()
+        scanner.add(Substring(text))
+        self.init(blocks: scanner.finish(), fallbackTitle: fallbackTitle)
+        for index in chapters.indices { chapters[index].checksum = Self.checksum(text.utf8, chapters[index].utf8Range) }
+    }
+
+    /// Decides the chapters from the blocks of the whole text (`Scanner`); each chapter's
+    /// `checksum` is left for the caller, who has its bytes.
+    init(blocks: consuming [PlainTextBlock], fallbackTitle: String) {
         Self.demoteContentsLists(&blocks)
         let titleIndex = Self.titleHeadingIndex(blocks)
         let chapterIndexes = Self.chapterHeadingIndexes(blocks, titleIndex: titleIndex)
@@ -97,7 +105,7 @@ struct PlainTextLayout: Sendable {
                 headingLines: Set(blocks[start.blockIndex..<end].filter(\.isHeading).map { $0.lines[0].number }),
                 documentOffset: first.map { offsets[$0] } ?? 0,
                 scalarCount: own.reduce(0) { $0 + $1.scalars } + 2 * max(0, own.count - 1),
-                checksum: Self.checksum(text.utf8, range))
+                checksum: 0)
         }
     }
 
@@ -179,22 +187,110 @@ struct PlainTextLayout: Sendable {
         return lines
     }
 
-    /// Splits `text` into blocks at blank lines and Markdown headings, each line a trimmed slice
-    /// of it numbered from `firstLine`. A paragraph keeps only its first three lines and what the
-    /// rules ask of the others (`Paragraph`), and a paragraph opening with a chapter line becomes
-    /// a heading block (with its short title lines), the text after it a paragraph of its own.
+    /// Splits `text` into blocks at blank lines and Markdown headings (`Scanner`), lines
+    /// numbered from `firstLine`.
     private static func blocks(of text: Substring, firstLine: Int) -> [PlainTextBlock] {
-        var blocks: [PlainTextBlock] = []
-        var paragraph = Paragraph()
-        forEachLine(in: text, from: 0, to: text.utf8.count, number: firstLine) { raw, offset, number in
-            let line = Self.trimmed(raw)
+        var scanner = Scanner(firstLine: firstLine)
+        scanner.add(text)
+        return scanner.finish()
+    }
+
+    /// Splits a text into blocks at blank lines and Markdown headings, fed a piece at a time (a
+    /// file read a MiB at a time, or a whole text at once), as the same text whole would split:
+    /// lines end at LF, CRLF or CR, a CRLF cut between two pieces is one end, and offsets and
+    /// line numbers run on across pieces. A paragraph keeps only its first three lines and what
+    /// the rules ask of the others (`Paragraph`), and a paragraph opening with a chapter line
+    /// becomes a heading block (with its short title lines), the text after it a paragraph of its
+    /// own. What blocks keep of a line is copied out, so no piece outlives its paragraph: only
+    /// the line being read is held.
+    ///
+    ///     var scanner = PlainTextLayout.Scanner()
+    ///     scanner.add("CHAPTER I.\r")
+    ///     scanner.add("\nIt was.")
+    ///     scanner.finish()   // a heading (line 1), a paragraph (line 2, bytes 12..<19)
+    struct Scanner {
+        private var blocks: [PlainTextBlock] = []
+        private var paragraph = Paragraph()
+        /// The line not yet ended: the end of the last piece, then the new one appended.
+        private var pending = ""
+        /// Where `pending` starts in the whole text (UTF-8 offset), and its line's number.
+        private var pendingOffset = 0
+        private var number: Int
+        /// The last piece ended in CR: an LF opening the next one belongs to it.
+        private var afterCarriageReturn = false
+
+        init(firstLine: Int = 1) { number = firstLine }
+
+        mutating func add(_ piece: Substring) {
+            var piece = piece
+            if afterCarriageReturn, let first = piece.utf8.first {
+                afterCarriageReturn = false
+                if first == 10 {
+                    piece = Substring(piece.utf8.dropFirst())
+                    pendingOffset += 1
+                }
+            }
+            if pending.isEmpty {
+                let rest = split(piece)
+                pending = String(rest)
+            } else {
+                // The unfinished line has no end in it: only the new bytes are looked at.
+                let scanned = pending.utf8.count
+                pending.append(contentsOf: piece)
+                let text = Substring(pending)
+                let rest = split(text, from: scanned)
+                if rest.utf8.count < text.utf8.count { pending = String(rest) }
+            }
+        }
+
+        mutating func finish() -> [PlainTextBlock] {
+            line(Substring(pending), offset: pendingOffset)
+            pending = ""
+            paragraph.flush(into: &blocks)
+            return blocks
+        }
+
+        /// Hands each line ended in `text` to `line`, looking for ends from byte `from` on; returns
+        /// what follows the last end (all of `text` if none), `pendingOffset` moved to it.
+        private mutating func split(_ text: Substring, from: Int = 0) -> Substring {
+            let utf8 = text.utf8
+            var index = utf8.index(utf8.startIndex, offsetBy: from)
+            var lineStart = utf8.startIndex
+            var offset = pendingOffset + from
+            while index < utf8.endIndex {
+                let byte = utf8[index]
+                guard byte == 10 || byte == 13 else {
+                    utf8.formIndex(after: &index)
+                    offset += 1
+                    continue
+                }
+                line(Substring(utf8[lineStart..<index]), offset: pendingOffset)
+                utf8.formIndex(after: &index)
+                offset += 1
+                if byte == 13 {
+                    if index == utf8.endIndex {
+                        afterCarriageReturn = true
+                    } else if utf8[index] == 10 {
+                        utf8.formIndex(after: &index)
+                        offset += 1
+                    }
+                }
+                lineStart = index
+                pendingOffset = offset
+            }
+            return Substring(utf8[lineStart...])
+        }
+
+        private mutating func line(_ raw: Substring, offset: Int) {
+            defer { number += 1 }
+            let line = PlainTextLayout.trimmed(raw)
             guard !line.isEmpty else {
                 paragraph.flush(into: &blocks)
                 return
             }
             let lower = offset + raw.utf8.distance(from: raw.startIndex, to: line.startIndex)
             let entry = PlainTextBlock.Line(text: line, number: number, range: lower..<(lower + line.utf8.count))
-            if let heading = markdownHeading(line) {
+            if let heading = PlainTextLayout.markdownHeading(line) {
                 paragraph.flush(into: &blocks)
                 var tally = PlainTextBlock.Tally()
                 tally.count(heading.text)
@@ -204,8 +300,6 @@ struct PlainTextLayout: Sendable {
                 paragraph.add(entry)
             }
         }
-        paragraph.flush(into: &blocks)
-        return blocks
     }
 
     /// The lines of a paragraph as they come, keeping what deciding whether it opens with a
@@ -234,10 +328,15 @@ struct PlainTextLayout: Sendable {
             end = line.range.upperBound
         }
 
+        /// Kept lines are copied out of the text they were split from. A paragraph block keeps
+        /// its first line's text only when it opens the text (a leading chapter's title); the
+        /// others need their number and range alone.
         mutating func flush(into blocks: inout [PlainTextBlock]) {
             defer { self = Paragraph() }
             guard count > 0 else { return }
-            let whole = PlainTextBlock(lines: [head[0]], kind: .paragraph, range: head[0].range.lowerBound..<end, tally: first + rest)
+            head = head.map { .init(text: Substring(String($0.text)), number: $0.number, range: $0.range) }
+            let opening = blocks.isEmpty ? head[0] : .init(text: "", number: head[0].number, range: head[0].range)
+            let whole = PlainTextBlock(lines: [opening], kind: .paragraph, range: head[0].range.lowerBound..<end, tally: first + rest)
             guard chapterLines < 2, let match = firstMatch else { return blocks.append(whole) }
             let characters = head.reduce(0) { $0 + $1.text.count }
             let endsLikeSentence = head[0].text.last.map { ".!?".contains($0) } ?? false
@@ -250,7 +349,8 @@ struct PlainTextLayout: Sendable {
             guard match.isStrong else { return blocks.append(whole) }
             blocks.append(PlainTextBlock(lines: [head[0]], kind: .chapterHeading(key: match.key), range: head[0].range, tally: first))
             if count > 1 {
-                blocks.append(PlainTextBlock(lines: [head[1]], kind: .paragraph, range: head[1].range.lowerBound..<end, tally: rest))
+                let second = PlainTextBlock.Line(text: "", number: head[1].number, range: head[1].range)
+                blocks.append(PlainTextBlock(lines: [second], kind: .paragraph, range: head[1].range.lowerBound..<end, tally: rest))
             }
         }
     }

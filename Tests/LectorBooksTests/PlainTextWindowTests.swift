@@ -4,8 +4,8 @@ import LectorCore
 import XCTest
 
 /// A plain-text book is never held whole: UTF-8 is read into its text 1 MiB at a time
-/// (`PlainTextDecoder.readUTF8`), the chapters are decided without building the whole speakable
-/// text (`PlainTextLayout`), and each chapter is read back from the file by its bytes when it is
+/// (`PlainTextDecoder.scanUTF8`) and laid out as it comes (`PlainTextLayout.Scanner`), the
+/// chapters are decided without building the whole speakable text (`PlainTextLayout`), and each chapter is read back from the file by its bytes when it is
 /// asked for. These pin what that must not change: scalars cut by a read, encodings found past
 /// the first MiB, every chapter's length known on open, and an edited file refused.
 final class PlainTextWindowTests: XCTestCase {
@@ -33,8 +33,9 @@ final class PlainTextWindowTests: XCTestCase {
             let data = Data(filler(chunk - back) + Array("\(scalar) tail\n\n".utf8) + filler(5000))
             let url = try directory.file("cut-\(back)-\(scalar.utf8.count).txt", data)
             // Read straight, not through the whole-file fallback that invalid UTF-8 takes.
-            let read = try XCTUnwrap(try PlainTextDecoder.readUTF8(url, size: UInt64(data.count)), "\(scalar) cut \(back) bytes before the end")
-            XCTAssertEqual(read.text, String(decoding: data, as: UTF8.self))
+            var pieces: [Substring] = []
+            let read = try XCTUnwrap(try PlainTextDecoder.scanUTF8(url) { pieces.append($0) }, "\(scalar) cut \(back) bytes before the end")
+            XCTAssertEqual(pieces.joined(), String(decoding: data, as: UTF8.self))
             XCTAssertEqual(read.encoding, .utf8)
             let outline = try BookReader.open(url)
             XCTAssertEqual(outline.identity, ContentHash.identity(hex: ContentHash.fnv1a64(of: data)))
@@ -47,7 +48,7 @@ final class PlainTextWindowTests: XCTestCase {
         let ascii = filler(3 << 19)
         let latinBytes = Data(ascii + [0x93] + Array("quoted".utf8) + [0x94, 10])
         let latin = try directory.file("latin.txt", latinBytes)
-        XCTAssertNil(try PlainTextDecoder.readUTF8(latin, size: UInt64(latinBytes.count)))
+        XCTAssertNil(try PlainTextDecoder.scanUTF8(latin) { _ in })
         let outline = try BookReader.open(latin)
         XCTAssertEqual(outline.textEncoding, .windows1252)
         let text = try (0..<outline.chapters.count).map { try outline.loadChapter($0).text }.joined()
@@ -92,5 +93,69 @@ final class PlainTextWindowTests: XCTestCase {
         XCTAssertThrowsError(try outline.loadChapter(0)) { error in
             guard case .unreadable = error as? BookError else { return XCTFail("\(error)") }
         }
+    }
+    /// The scanner lays a text out the same whether it comes whole or in pieces cut anywhere
+    /// (inside a CRLF, a line, a heading's title lines, a multi-byte scalar's neighbours).
+    func testATextLaidOutPieceByPieceIsLaidOutAsTheWholeText() throws {
+        let texts = [
+            "Pre\u{00AD}face  words\ttabbed,\r\nand  more.\r\n\r\nChapter 1\r\nThe Start\r\n\r\nIt was.\r\n",
+            "CR only\rline two\r\rCHAPTER I.\rDown the Rabbit-Hole\r\rAlice — “was” beginning 😀.\r",
+            "# The Book\n\nIntro words that run on for long enough to count as a chapter of their own here.\n\n"
+                + "## Chapter 1\n\nText.\n\n## Chapter 2 ##\n\nMore text.\n\n### deeper\n\nEnd.",
+            "Contents\n\nChapter 1\nChapter 2\n\nChapter 1\n\nOne.\n\nPART ONE\n\nChapter 2\n\nTwo.\n\n\n",
+            "No headings at all.\nJust lines\n\nand paragraphs, no final newline",
+            "\n\n\r\n   \n",
+            "",
+        ] + [String(repeating: "word ", count: 9000) + "\n\n" + String(repeating: "Another line of words.\n", count: 400)]
+        for text in texts {
+            let whole = PlainTextLayout(text: text, fallbackTitle: "fallback")
+            let scalars = Array(text.unicodeScalars)
+            for size in [1, 2, 3, 5, 7, 64, 4096] {
+                var scanner = PlainTextLayout.Scanner()
+                var start = 0
+                while start < scalars.count {
+                    var piece = String.UnicodeScalarView()
+                    piece.append(contentsOf: scalars[start..<min(start + size, scalars.count)])
+                    scanner.add(Substring(String(piece)))
+                    start += size
+                }
+                let pieces = PlainTextLayout(blocks: scanner.finish(), fallbackTitle: "fallback")
+                XCTAssertEqual(pieces.title, whole.title, "\(text.prefix(40).debugDescription) in pieces of \(size)")
+                XCTAssertEqual(pieces.chapters, whole.chapters.map { var chapter = $0; chapter.checksum = 0; return chapter },
+                               "\(text.prefix(40).debugDescription) in pieces of \(size)")
+            }
+        }
+    }
+
+    /// A CRLF cut by the first MiB's read, and a chapter that starts past it: the book opened
+    /// from the file has the chapters, checksums and texts of the same text laid out whole.
+    func testAFileReadInPiecesHasTheChaptersOfTheWholeText() throws {
+        var bytes = Array("CHAPTER I.\r\n\r\n".utf8) + filler((1 << 20) - 14 - 4)
+        bytes += Array("end\r".utf8)
+        precondition(bytes.count == 1 << 20)
+        bytes += Array("\n\r\nCHAPTER II.\r\nThe Second\r\n\r\n".utf8) + filler(300_000) + Array("\r\n".utf8)
+        for mark in [[], [0xEF, 0xBB, 0xBF] as [UInt8]] {
+            let url = try directory.file("pieces-\(mark.count).txt", Data(mark + bytes))
+            let outline = try BookReader.open(url)
+            let whole = PlainTextLayout(text: String(decoding: bytes, as: UTF8.self), fallbackTitle: "pieces-\(mark.count)")
+            XCTAssertEqual(outline.chapters.map(\.title), whole.chapters.map(\.title))
+            XCTAssertEqual(outline.chapters.map(\.title), ["CHAPTER I.", "CHAPTER II. The Second"])
+            let source = try XCTUnwrap(outline.source as? PlainTextChapterSource)
+            XCTAssertEqual(source.chapters, whole.chapters, "offsets and checksums as if read whole")
+            for entry in outline.chapters {
+                XCTAssertEqual(try outline.loadChapter(entry.index).text.unicodeScalars.count, entry.scalarCount)
+            }
+        }
+    }
+
+    /// The second read's hashes: the whole file's, and each range's across reads and a mark skipped.
+    func testHashesOfRangesAcrossReadsAreTheirBytesHashes() throws {
+        let body = filler(5 << 19)
+        let data = Data([0xEF, 0xBB, 0xBF] + body)
+        let url = try directory.file("hashes.txt", data)
+        let ranges = [0..<10, 10..<10, 100..<((1 << 20) + 5), ((1 << 20) + 5)..<((2 << 20) + 1), ((2 << 20) + 7)..<body.count]
+        let hashes = try PlainTextDecoder.hashes(of: url, skipping: 3, ranges: ranges)
+        XCTAssertEqual(hashes.file, StableHash.value(data))
+        XCTAssertEqual(hashes.ranges, ranges.map { StableHash.value(body[$0]) })
     }
 }
