@@ -6,7 +6,7 @@ import XCTest
 /// chapter's text) and is then replaced by a small one leaves no more resident than the small
 /// one did: the daemon pins glibc's mmap threshold (LectorService), so such blocks are mapped
 /// for themselves and given back when freed. With glibc's rising threshold the next ones stayed
-/// in malloc's arenas: 19 MB more after this test's steps.
+/// in malloc's arenas: 30 MB more after this test's steps.
 final class LargeBlockMemoryTests: XCTestCase {
     func testAOneLineTextReplacedLeavesNoLargeBlocksBehind() throws {
         let fixture = try PlayerFixture()
@@ -30,6 +30,6 @@ final class LargeBlockMemoryTests: XCTestCase {
         let after = try XCTUnwrap(ProcessProbe.residentKiB(pid))
         print("one-line text: RSS with the small book \(before) kB, peak with the 10-MB line \(peak) kB, small book again \(after) kB")
         XCTAssertGreaterThan(peak, before + 20 * 1024, "the 10-MB line took no large blocks: the test measures nothing")
-        XCTAssertLessThanOrEqual(after, before + 8 * 1024, "the small book again, \(after - before) kB more resident than before")
+        XCTAssertLessThanOrEqual(after, before + 12 * 1024, "the small book again, \(after - before) kB more resident than before")
     }
 }
