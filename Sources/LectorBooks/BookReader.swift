@@ -85,9 +85,9 @@ public enum BookReader {
 
     private static func openPlainText(_ file: URL, size: UInt64, limits: BookLimits) throws(BookError) -> BookOutline {
         let fallbackTitle = file.deletingPathExtension().lastPathComponent
-        if size <= limits.maxEntrySize, let scanned = try scanPlainText(file, fallbackTitle: fallbackTitle) {
+        if size <= limits.maxEntrySize, let scanned = try scanPlainText(file, fallbackTitle: fallbackTitle, limits: limits) {
             return try outline(of: file, layout: scanned.layout, encoding: scanned.encoding, identity: scanned.identity,
-                               kept: .file(skipping: scanned.encoding == .utf8WithByteOrderMark ? 3 : 0), limits: limits)
+                               kept: .file(skipping: scanned.skipping), limits: limits)
         }
         let (text, encoding, identity) = try readPlainText(file, size: size, limits: limits)
         let layout = PlainTextLayout(text: text, fallbackTitle: fallbackTitle)
@@ -96,19 +96,20 @@ public enum BookReader {
 
     /// A UTF-8 file laid out as it is read, 1 MiB at a time, so its text is never held whole;
     /// its chapters' checksums from a second read, which also checks that the file did not
-    /// change in between. Nil when the file is not UTF-8.
-    private static func scanPlainText(_ file: URL, fallbackTitle: String) throws(BookError)
-        -> (layout: PlainTextLayout, encoding: TextEncoding, identity: String)? {
+    /// change in between. Nil when the file is not UTF-8; `skipping` is its byte order mark.
+    private static func scanPlainText(_ file: URL, fallbackTitle: String, limits: BookLimits) throws(BookError)
+        -> (layout: PlainTextLayout, encoding: TextEncoding, identity: String, skipping: Int)? {
         var scanner = PlainTextLayout.Scanner()
-        guard let read = try PlainTextDecoder.scanUTF8(file, { scanner.add($0) }) else { return nil }
+        guard let read = try PlainTextDecoder.scanUTF8(file, limit: limits.maxEntrySize, { scanner.add($0) }) else { return nil }
         var layout = PlainTextLayout(blocks: scanner.finish(), fallbackTitle: fallbackTitle)
+        guard !layout.chapters.isEmpty else { throw .emptyBook(file: file) }
         let skipping = read.encoding == .utf8WithByteOrderMark ? 3 : 0
         let hashes = try PlainTextDecoder.hashes(of: file, skipping: skipping, ranges: layout.chapters.map(\.utf8Range))
         guard hashes.file == read.hash else {
             throw .unreadable(file: file, reason: "the file changed while it was being opened; open it again")
         }
         for index in layout.chapters.indices { layout.chapters[index].checksum = hashes.ranges[index] }
-        return (layout, read.encoding, ContentHash.identity(hex: StableHash.hex(read.hash)))
+        return (layout, read.encoding, ContentHash.identity(hex: StableHash.hex(read.hash)), skipping)
     }
 
     private static func outline(of file: URL, layout: PlainTextLayout, encoding: TextEncoding, identity: String,

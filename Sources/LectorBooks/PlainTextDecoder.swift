@@ -53,9 +53,12 @@ enum PlainTextDecoder {
     /// piece whole scalars (a scalar cut by a read waits for the next), hashing its bytes on the
     /// way (`StableHash`, the book's identity): a 48-MB book is never held at once. Nil when the
     /// file turns out to be anything else (another byte order mark, NUL bytes, invalid UTF-8),
-    /// maybe after some pieces: `decode` then reads it whole.
-    static func scanUTF8(_ file: URL, _ body: (Substring) -> Void) throws(BookError) -> (encoding: TextEncoding, hash: UInt64)? {
+    /// maybe after some pieces: `decode` then reads it whole. A file that grew past `limit` while
+    /// it was read is refused.
+    static func scanUTF8(_ file: URL, limit: UInt64 = .max,
+                         _ body: (Substring) -> Void) throws(BookError) -> (encoding: TextEncoding, hash: UInt64)? {
         let chunkSize = 1 << 20
+        var total: UInt64 = 0
         do {
             let handle = try FileHandle(forReadingFrom: file)
             defer { try? handle.close() }
@@ -64,6 +67,8 @@ enum PlainTextDecoder {
             var encoding = TextEncoding.utf8
             var first = true
             while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
+                total += UInt64(chunk.count)
+                if total > limit { break }
                 let read = [UInt8](chunk)
                 hash = StableHash.value(read, continuing: hash)
                 var bytes = carry.isEmpty ? read : carry + read
@@ -84,8 +89,11 @@ enum PlainTextDecoder {
                 body(Substring(piece))
                 carry = Array(bytes[cut...])
             }
+            guard total <= limit else { throw BookError.tooLarge(file: file, violation: .entry(path: file.lastPathComponent, size: total, limit: limit)) }
             guard carry.isEmpty else { return nil }
             return (encoding, hash)
+        } catch let error as BookError {
+            throw error
         } catch {
             throw .unreadable(file: file, reason: "\(error)")
         }

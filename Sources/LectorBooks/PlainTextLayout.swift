@@ -206,8 +206,8 @@ struct PlainTextLayout: Sendable {
     ///
     ///     var scanner = PlainTextLayout.Scanner()
     ///     scanner.add("CHAPTER I.\r")
-    ///     scanner.add("\nIt was.")
-    ///     scanner.finish()   // a heading (line 1), a paragraph (line 2, bytes 12..<19)
+    ///     scanner.add("\n\nIt was.")
+    ///     scanner.finish()   // a heading (line 1), a paragraph (line 3, bytes 13..<20)
     struct Scanner {
         private var blocks: [PlainTextBlock] = []
         private var paragraph = Paragraph()
@@ -328,31 +328,39 @@ struct PlainTextLayout: Sendable {
             end = line.range.upperBound
         }
 
-        /// Kept lines are copied out of the text they were split from. A paragraph block keeps
-        /// its first line's text only when it opens the text (a leading chapter's title); the
-        /// others need their number and range alone.
+        /// The lines a block keeps are copied out of the text they were split from, once it is
+        /// decided which: a heading's lines whole; a paragraph's first line only when it opens
+        /// the text, and only its start (it titles a leading chapter, 60 characters of it); the
+        /// other paragraphs' first lines no text at all, only their number and range.
         mutating func flush(into blocks: inout [PlainTextBlock]) {
             defer { self = Paragraph() }
             guard count > 0 else { return }
-            head = head.map { .init(text: Substring(String($0.text)), number: $0.number, range: $0.range) }
-            let opening = blocks.isEmpty ? head[0] : .init(text: "", number: head[0].number, range: head[0].range)
+            let owned = { (line: PlainTextBlock.Line) in
+                PlainTextBlock.Line(text: Substring(String(line.text)), number: line.number, range: line.range)
+            }
+            let bare = { (line: PlainTextBlock.Line) in PlainTextBlock.Line(text: "", number: line.number, range: line.range) }
+            var opening = bare(head[0])
+            if blocks.isEmpty { opening.text = Substring(String(head[0].text.prefix(Self.openingKept))) }
             let whole = PlainTextBlock(lines: [opening], kind: .paragraph, range: head[0].range.lowerBound..<end, tally: first + rest)
             guard chapterLines < 2, let match = firstMatch else { return blocks.append(whole) }
             let characters = head.reduce(0) { $0 + $1.text.count }
             let endsLikeSentence = head[0].text.last.map { ".!?".contains($0) } ?? false
             if count <= 3, characters <= 120, match.isStrong || !endsLikeSentence {
                 var heading = whole
-                heading.lines = head
+                heading.lines = head.map(owned)
                 heading.kind = .chapterHeading(key: match.key)
                 return blocks.append(heading)
             }
             guard match.isStrong else { return blocks.append(whole) }
-            blocks.append(PlainTextBlock(lines: [head[0]], kind: .chapterHeading(key: match.key), range: head[0].range, tally: first))
+            blocks.append(PlainTextBlock(lines: [owned(head[0])], kind: .chapterHeading(key: match.key), range: head[0].range, tally: first))
             if count > 1 {
-                let second = PlainTextBlock.Line(text: "", number: head[1].number, range: head[1].range)
-                blocks.append(PlainTextBlock(lines: [second], kind: .paragraph, range: head[1].range.lowerBound..<end, tally: rest))
+                blocks.append(PlainTextBlock(lines: [bare(head[1])], kind: .paragraph, range: head[1].range.lowerBound..<end, tally: rest))
             }
         }
+
+        /// Characters of the text's opening line kept for a leading chapter's title (`shortened`
+        /// takes 60 after collapsing runs of whitespace).
+        static let openingKept = 1000
     }
 
     /// `trimmingCharacters(in: .whitespacesAndNewlines)` without the NSString round trip.

@@ -127,6 +127,30 @@ final class PlainTextWindowTests: XCTestCase {
         }
     }
 
+    /// Offsets and line numbers as the text has them, whatever the pieces (an empty one too):
+    /// fixed figures, not the whole text's layout, which goes through the same scanner.
+    func testTheScannersOffsetsAndLineNumbersAreTheTexts() {
+        for pieces in [["CHAPTER I.\r", "", "\n\nIt was.\r\n  Then.  \n"], ["CHAPTER I.\r\n\nIt was.\r\n  Then.  \n"],
+                       ["CHAP", "TER I.", "\r", "\n", "\n", "It", " was.\r", "\n  Then.  ", "\n"]] {
+            var scanner = PlainTextLayout.Scanner()
+            for piece in pieces { scanner.add(Substring(piece)) }
+            let blocks = scanner.finish()
+            XCTAssertEqual(blocks.map(\.kind), [.chapterHeading(key: "chapter i"), .paragraph], "\(pieces)")
+            XCTAssertEqual(blocks.map(\.range), [0..<10, 13..<29], "\(pieces)")
+            XCTAssertEqual(blocks.map { $0.lines.map(\.number) }, [[1], [3]], "\(pieces)")
+            XCTAssertEqual(blocks.first?.lines.first?.text, "CHAPTER I.")
+            XCTAssertEqual(blocks.map(\.tally.words), [2, 3], "\(pieces)")
+        }
+    }
+
+    /// A file past the limit when read (it grew after its size was looked up) is refused.
+    func testAFileReadPastTheLimitIsRefused() throws {
+        let url = try directory.file("grown.txt", Data(filler(3 << 19)))
+        XCTAssertThrowsError(try PlainTextDecoder.scanUTF8(url, limit: 1 << 20) { _ in }) { error in
+            guard case .tooLarge = error as? BookError else { return XCTFail("\(error)") }
+        }
+    }
+
     /// A CRLF cut by the first MiB's read, and a chapter that starts past it: the book opened
     /// from the file has the chapters, checksums and texts of the same text laid out whole.
     func testAFileReadInPiecesHasTheChaptersOfTheWholeText() throws {
