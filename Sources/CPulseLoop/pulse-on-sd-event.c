@@ -200,7 +200,9 @@ int lector_pulse_api_flush(pa_mainloop_api *a) {
     int count = 0;
     for (;;) {
         pa_defer_event *e = l->defers;
-        while (e && (e->ran || !e->source || sd_event_source_get_enabled(e->source, NULL) <= 0)) e = e->next;
+        int state = SD_EVENT_OFF;
+        while (e && (e->ran || !e->source || sd_event_source_get_enabled(e->source, &state) < 0 || state == SD_EVENT_OFF))
+            e = e->next;
         if (!e) break;
         e->ran = 1;
         l->depth++;
