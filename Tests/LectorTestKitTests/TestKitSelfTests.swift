@@ -121,11 +121,8 @@ final class TestKitSelfTests: XCTestCase {
 
     func testRunPassesStdinIsolatesTheEnvironmentAndEnforcesTimeouts() throws {
         // A developer's desktop must stay out of reach even when the test runner has one.
-        setenv("DISPLAY", ":99", 1)
-        setenv("WAYLAND_DISPLAY", "wayland-99", 1)
-        let session = try TestSession(startSoundServer: false)
-        unsetenv("DISPLAY")
-        unsetenv("WAYLAND_DISPLAY")
+        let desktop = EnvironmentOverride(["DISPLAY": ":99", "WAYLAND_DISPLAY": "wayland-99"])
+        let session = try { defer { desktop.restore() }; return try TestSession(startSoundServer: false) }()
         defer { session.shutdown() }
         XCTAssertNil(session.environment["DISPLAY"])
         XCTAssertNil(session.environment["WAYLAND_DISPLAY"])
