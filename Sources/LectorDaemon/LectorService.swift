@@ -120,7 +120,7 @@ public final class LectorService {
         // And a fixed threshold: blocks of 4 MiB and more (a book's long line, a big chapter's
         // text) are mapped for themselves and returned when freed. glibc's otherwise rises to the
         // largest block freed, up to 32 MiB, and later ones stay in the arenas once freed: a
-        // 10-MB one-line text opened and then replaced left 19 MB more resident. The trim
+        // 10-MB one-line text opened and then replaced left 16-30 MB more resident. The trim
         // threshold is paired with it as glibc's own rising one is (twice), so the arenas give
         // memory back no more eagerly than before (espeak-ng 1.51 reads freed blocks).
         _ = mallopt(M_MMAP_THRESHOLD, 4 << 20)
