@@ -102,7 +102,6 @@ public enum BookReader {
         var scanner = PlainTextLayout.Scanner()
         guard let read = try PlainTextDecoder.scanUTF8(file, limit: limits.maxEntrySize, { scanner.add($0) }) else { return nil }
         var layout = PlainTextLayout(blocks: scanner.finish(), fallbackTitle: fallbackTitle)
-        guard !layout.chapters.isEmpty else { throw .emptyBook(file: file) }
         let skipping = read.encoding == .utf8WithByteOrderMark ? 3 : 0
         let hashes = try PlainTextDecoder.hashes(of: file, skipping: skipping, ranges: layout.chapters.map(\.utf8Range))
         guard hashes.file == read.hash else {

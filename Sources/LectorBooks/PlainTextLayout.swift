@@ -152,30 +152,43 @@ struct PlainTextLayout: Sendable {
     /// CRLF or CR), untrimmed, with its offset and number (the first is `number`).
     private static func forEachLine(in text: Substring, from lower: Int, to upper: Int, number: Int,
                                     _ body: (Substring, Int, Int) -> Void) {
-        let utf8 = text.utf8
-        let end = utf8.index(utf8.startIndex, offsetBy: upper)
-        var number = number
-        var index = utf8.index(utf8.startIndex, offsetBy: lower), offset = lower
-        var lineStart = index, lineOffset = offset
-        while index < end {
+        let start = text.utf8.index(text.utf8.startIndex, offsetBy: lower)
+        let utf8 = Substring(text.utf8[start..<text.utf8.index(start, offsetBy: upper - lower)]).utf8
+        var number = number, offset = lower
+        let rest = lineEnds(in: utf8, searchingFrom: utf8.startIndex) { line, next in
+            body(line, offset, number)
+            number += 1
+            offset = lower + utf8.distance(from: utf8.startIndex, to: next)
+        }.rest
+        body(Substring(utf8[rest...]), offset, number)
+    }
+
+    /// The line ends (LF, CRLF or CR) in `utf8` from `searchFrom` on, its lines starting at its
+    /// start: `body` gets each ended line and where the next one starts. Returns where the
+    /// unended rest starts, and whether `utf8` ends in a CR (whose LF may be still to come).
+    private static func lineEnds(in utf8: Substring.UTF8View, searchingFrom searchFrom: Substring.UTF8View.Index,
+                                 _ body: (Substring, Substring.UTF8View.Index) -> Void)
+        -> (rest: Substring.UTF8View.Index, endsInCarriageReturn: Bool) {
+        var index = searchFrom, lineStart = utf8.startIndex, endsInCarriageReturn = false
+        while index < utf8.endIndex {
             let byte = utf8[index]
             guard byte == 10 || byte == 13 else {
                 utf8.formIndex(after: &index)
-                offset += 1
                 continue
             }
-            body(Substring(utf8[lineStart..<index]), lineOffset, number)
-            number += 1
+            let lineEnd = index
             utf8.formIndex(after: &index)
-            offset += 1
-            if byte == 13, index < end, utf8[index] == 10 {
-                utf8.formIndex(after: &index)
-                offset += 1
+            if byte == 13 {
+                if index == utf8.endIndex {
+                    endsInCarriageReturn = true
+                } else if utf8[index] == 10 {
+                    utf8.formIndex(after: &index)
+                }
             }
+            body(Substring(utf8[lineStart..<lineEnd]), index)
             lineStart = index
-            lineOffset = offset
         }
-        body(Substring(utf8[lineStart..<end]), lineOffset, number)
+        return (lineStart, endsInCarriageReturn)
     }
 
     /// A paragraph's lines, split again from its range of `text`.
@@ -254,31 +267,14 @@ struct PlainTextLayout: Sendable {
         /// what follows the last end (all of `text` if none), `pendingOffset` moved to it.
         private mutating func split(_ text: Substring, from: Int = 0) -> Substring {
             let utf8 = text.utf8
-            var index = utf8.index(utf8.startIndex, offsetBy: from)
-            var lineStart = utf8.startIndex
-            var offset = pendingOffset + from
-            while index < utf8.endIndex {
-                let byte = utf8[index]
-                guard byte == 10 || byte == 13 else {
-                    utf8.formIndex(after: &index)
-                    offset += 1
-                    continue
-                }
-                line(Substring(utf8[lineStart..<index]), offset: pendingOffset)
-                utf8.formIndex(after: &index)
-                offset += 1
-                if byte == 13 {
-                    if index == utf8.endIndex {
-                        afterCarriageReturn = true
-                    } else if utf8[index] == 10 {
-                        utf8.formIndex(after: &index)
-                        offset += 1
-                    }
-                }
-                lineStart = index
-                pendingOffset = offset
+            let base = pendingOffset
+            let (rest, endsInCarriageReturn) = PlainTextLayout.lineEnds(
+                in: utf8, searchingFrom: utf8.index(utf8.startIndex, offsetBy: from)) { line, next in
+                self.line(line, offset: pendingOffset)
+                pendingOffset = base + utf8.distance(from: utf8.startIndex, to: next)
             }
-            return Substring(utf8[lineStart...])
+            if endsInCarriageReturn { afterCarriageReturn = true }
+            return Substring(utf8[rest...])
         }
 
         private mutating func line(_ raw: Substring, offset: Int) {
