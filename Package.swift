@@ -16,10 +16,12 @@ import PackageDescription
 //   thin wrappers LectorLoop (sd-event), LectorBus (sd-bus), LectorAudio (libpulse), LectorSpeech (espeak-ng thread)
 //   neural voice  LectorNeural (Piper voices on ONNX Runtime), LectorNeuralSpeech (narration's neural synthesizer)
 //   the service   LectorDaemon (one context, one event loop)
-//   programs      lector (the CLI: no daemon, no NIO/Hummingbird linked), lectord (the daemon),
-//                 lector-view (the read-along page's server), lector-piper (a neural voice's worker);
-//                 `lector serve` and `lector view` exec lectord and lector-view, found beside the CLI
-//                 or in PREFIX/libexec/lector (LectorSpawn's OwnExecutable)
+//   programs      lector (the CLI: a D-Bus client, no daemon, NIO, Hummingbird or Foundation linked),
+//                 lectord (the daemon), lector-view (the read-along page's server), lector-tools (the
+//                 CLI's local commands: library, voices, phonemes, doctor), lector-piper (a neural
+//                 voice's worker); `lector serve`, `lector view` and the local commands exec lectord,
+//                 lector-view and lector-tools, found beside the CLI or in PREFIX/libexec/lector
+//                 (LectorSpawn's OwnExecutable); LectorCommandLine is what lector and lector-tools share
 //   testing       LectorTestKit (private bus + sound server + monitor recorder, EPUB writer), lector-bench
 //                 (every benchmark and the test kit's pulse-probe, one executable with subcommands)
 
@@ -39,6 +41,7 @@ let package = Package(
         .executable(name: "lector-view", targets: ["lector-view"]),
         .executable(name: "lector-bench", targets: ["lector-bench"]),
         .executable(name: "lector-piper", targets: ["lector-piper"]),
+        .executable(name: "lector-tools", targets: ["lector-tools"]),
         .library(name: "LectorTestKit", targets: ["LectorTestKit"]),
         // Stand-ins for libsndfile and pcaudio, which libpulse and espeak-ng link and lectord never calls.
         .library(name: "lector-sndfile-stand-in", type: .dynamic, targets: ["CStandInSndfile"]),
@@ -137,13 +140,23 @@ let package = Package(
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                .product(name: "Logging", package: "swift-log")],
                 exclude: ["Page"]),
-        // The CLI: a D-Bus client of the daemon, plus the commands that run locally what they need
-        // (doctor: libpulse and espeak-ng probes; phonemes: espeak-ng; voices: the voice finder;
-        // library: the state files). Never LectorDaemon or LectorView: `lector serve` and
-        // `lector view` exec lectord and lector-view (SplitTests checks the binary's symbols).
+        // What the CLI and lector-tools share: the daemon client, its launcher, Ctrl-C while waiting,
+        // tables and messages. FoundationEssentials only, as the CLI.
+        .target(name: "LectorCommandLine",
+                dependencies: ["LectorBus", "LectorInterface", "LectorLoop", "LectorSpawn",
+                               .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // The CLI: a D-Bus client of the daemon. Never LectorDaemon or LectorView (`lector serve` and
+        // `lector view` exec lectord and lector-view), nor Foundation and its ICU data: what it links
+        // imports FoundationEssentials at most, and the commands that need books, espeak-ng, config
+        // or state files exec lector-tools (SplitTests checks the binary's symbols).
         .executableTarget(name: "lector",
-                          dependencies: ["LectorInterface", "LectorBus", "LectorCore", "LectorConfig", "LectorAudio",
-                                         "LectorSpeech", "LectorLoop", "LectorBooks", "LectorState", "LectorSpawn",
+                          dependencies: ["LectorCommandLine", "LectorInterface", "LectorBus", "LectorCore", "LectorLoop",
+                                         "LectorSpawn", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // `lector library`, `voices`, `phonemes` and `doctor`, run locally (libexec; lector execs it):
+        // books, espeak-ng, libpulse probes, config.toml, the state files, Piper voices.
+        .executableTarget(name: "lector-tools",
+                          dependencies: ["LectorCommandLine", "LectorInterface", "LectorBus", "LectorCore", "LectorConfig",
+                                         "LectorAudio", "LectorSpeech", "LectorLoop", "LectorBooks", "LectorState", "LectorSpawn",
                                          "LectorNeuralSpeech", "LectorNeural",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The daemon (`lector serve` execs it; D-Bus activation and lector.service run it).
@@ -183,14 +196,14 @@ let package = Package(
         .testTarget(name: "LectorConfigTests", dependencies: ["LectorConfig"]),
         .testTarget(name: "LectorViewTests", dependencies: ["LectorView"]),
         // Every test that runs `lector serve` or `lector view` needs lectord and lector-view built too.
-        .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "LectorSpawn", "lector", "lectord",
+        .testTarget(name: "LectorIntegrationTests", dependencies: ["LectorTestKit", "LectorCore", "LectorSpawn", "lector", "lector-tools", "lectord",
                                                                    "lector-view", "lector-bench"]),
         // The test kit's own checks: private sessions, recorders, watchers, both sound servers.
         .testTarget(name: "LectorTestKitTests", dependencies: ["LectorTestKit", "lector-bench"]),
-        .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "LectorNeural", "lector", "lectord",
+        .testTarget(name: "LectorPlayerTests", dependencies: ["LectorTestKit", "LectorCore", "LectorNeural", "lector", "lector-tools", "lectord",
                                                               "lector-view", "lector-piper"]),
         .testTarget(name: "LectorAudioPolicyTests",
-                    dependencies: ["LectorTestKit", "LectorCore", "lector", "lectord", "lector-bench"]),
+                    dependencies: ["LectorTestKit", "LectorCore", "lector", "lector-tools", "lectord", "lector-bench"]),
     ]
 )
 
@@ -205,7 +218,10 @@ let package = Package(
 // (the driver's -export-dynamic filled a dynamic symbol table nothing looks up). A name no longer
 // in the program is skipped; scripts/test-package checks the lists still match.
 let release = BuildSettingCondition.when(platforms: [.linux], configuration: .release)
-let shippedPrograms = ["lector", "lectord", "lector-view", "lector-piper"]
+let shippedPrograms = ["lector", "lectord", "lector-view", "lector-piper", "lector-tools"]
+// The programs run every day, laid out by their order lists; lector-tools and lector-piper are run
+// seldom (a command typed now and then, a neural voice's worker).
+let orderedPrograms = ["lector", "lectord", "lector-view"]
 // libxml2's headers include one another as <libxml/…> from /usr/include/libxml2 (pkg-config
 // libxml-2.0 --cflags on Debian 12 and 13). CLibXML2 is a C target, so that no program links
 // libxml2, and every module that sees it through LectorXML loads its headers: all targets get it.
@@ -218,9 +234,12 @@ for target in package.targets where target.type == .regular || target.type == .e
     target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-ffunction-sections"], release)]
     guard shippedPrograms.contains(target.name) else { continue }
     var flags = ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"]
-    if target.name != "lector-piper" {
+    if orderedPrograms.contains(target.name) {
         flags += ["-Xlinker", "--symbol-ordering-file=\(packageDirectory)/packaging/link-order/\(target.name).order",
-                  "-Xlinker", "--no-warn-symbol-ordering",
+                  "-Xlinker", "--no-warn-symbol-ordering"]
+    }
+    if target.name != "lector-piper" {
+        flags += [
                   // libstdc++ linked statically (what the Swift runtime, Foundation's ICU and TOMLKit
                   // use of it, gc'd): loading libstdc++.so.6 was 0.4-0.8 ms of every CLI start and
                   // 1.4 MB of an idle daemon. The directory's libstdc++.so is a linker script naming

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Where this program is, and where Lector's other programs are installed with it: the one place
@@ -37,7 +37,7 @@ public enum OwnExecutable {
 
     /// The directory this program is in.
     public static var directory: String? {
-        path.map { ($0 as NSString).deletingLastPathComponent }
+        path.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path }
     }
 
     /// The prefix this program is installed under: the directory above `bin/` or above
@@ -58,7 +58,7 @@ public enum OwnExecutable {
         public let looked: [String]
 
         public var description: String {
-            path ?? "no \(looked.first.map { ($0 as NSString).lastPathComponent } ?? "program") in \(looked.joined(separator: ", "))"
+            path ?? "no \(looked.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "program") in \(looked.joined(separator: ", "))"
         }
     }
 
@@ -88,9 +88,8 @@ public enum OwnExecutable {
     }
 
     private static func isProgram(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-            && FileManager.default.isExecutableFile(atPath: path)
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFDIR && access(path, X_OK) == 0
     }
 
     /// Replaces this process with Lector's program `name` (same pid: a supervisor, a test or the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Starts a child program the way every child of Lector starts (the daemon launched by the CLI,

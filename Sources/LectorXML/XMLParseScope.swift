@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// What the XML parses on this thread may spend, set once around a whole job (an Open, one
 /// chapter load) instead of being passed through every call down to the parser:

@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import LectorCommandLine
+import FoundationEssentials
+import Glibc
 import LectorBus
 import LectorInterface
 
@@ -42,7 +44,7 @@ struct Chapters: ParsableCommand {
                 rows.append([index == current ? "▶" : " ", "\(index + 1)", indent + chapter.title,
                              seconds.map { Status.Snapshot.clock(Int64($0 * 1e6)) } ?? "?"])
             } else {
-                rows.append(["\(index + 1)", "\(chapter.depth)", chapter.title.replacingOccurrences(of: "\t", with: " "),
+                rows.append(["\(index + 1)", "\(chapter.depth)", String(chapter.title.map { $0 == "\t" ? " " : $0 }),
                              seconds.map { String(Int($0.rounded())) } ?? "", index == current ? "current" : ""])
             }
         }

@@ -1,7 +1,8 @@
 import LectorInterface
 import ArgumentParser
 
-/// `lector`: the command-line client of the narration daemon (`lector serve` runs the daemon, lectord).
+/// `lector`: the command-line client of the narration daemon (`lector serve` runs the daemon,
+/// lectord; `library`, `voices`, `phonemes` and `doctor` run lector-tools: LocalCommand).
 ///
 /// Every command names itself (`commandName:`): without it ArgumentParser derives the name with
 /// `String(describing: Self.self)`, a dynamic cast that scans every protocol conformance of this
@@ -45,6 +46,11 @@ struct Lector: ParsableCommand {
                 Self.exit(withError: error)
             }
             Self.exit()
+        }
+        // `lector help doctor` is `lector doctor --help`, which lector-tools answers (LocalCommand).
+        if arguments.first == "help", let name = arguments.dropFirst().first,
+           let command = configuration.subcommands.lazy.compactMap({ $0 as? any LocalCommand.Type }).first(where: { $0._commandName == name }) {
+            do { try command.exec(Array(arguments.dropFirst()) + ["--help"]) } catch { Self.exit(withError: error) }
         }
         main(nil)
     }

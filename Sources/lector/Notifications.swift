@@ -1,4 +1,5 @@
 import ArgumentParser
+import LectorCommandLine
 import LectorBus
 import LectorInterface
 
@@ -29,7 +30,7 @@ struct Notifications: ParsableCommand {
     func validate() throws {
         switch choice {
         case .allow, .deny:
-            if app?.trimmingCharacters(in: .whitespaces).isEmpty ?? true {
+            if app?.allSatisfy(\.isWhitespace) ?? true {
                 throw ValidationError("name the app: lector notifications \(choice.rawValue) Thunderbird (the name its notifications carry; * for every app)")
             }
         case .on, .off, .status:

@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 
 /// Opens the page in the desktop's browser with `xdg-open` (which honours `$BROWSER`).

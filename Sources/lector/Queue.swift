@@ -1,4 +1,5 @@
 import ArgumentParser
+import LectorCommandLine
 import LectorBus
 import LectorInterface
 

@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import LectorCommandLine
+import FoundationEssentials
+import Glibc
 import LectorBus
 import LectorCore
 import LectorInterface

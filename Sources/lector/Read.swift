@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import LectorCommandLine
+import FoundationEssentials
+import Glibc
 import LectorBus
 import LectorCore
 import LectorInterface
@@ -43,7 +45,7 @@ struct Read: ParsableCommand {
                                   + "resumes where it was; lector rate changes the speed of the book being read)")
         }
         try Say.check("--rate", rate, in: PlayerState.rateRange)
-        if let voice, voice.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--voice needs a voice name (lector voices lists them)") }
+        if let voice, voice.allSatisfy(\.isWhitespace) { throw ValidationError("--voice needs a voice name (lector voices lists them)") }
     }
 
     func run() throws {
@@ -51,7 +53,7 @@ struct Read: ParsableCommand {
         let name: String
         if let file {
             // Not a file here: a title from the library (`lector library`) names its file.
-            let shelved = FileManager.default.fileExists(atPath: file) ? nil : try LibraryRow.find(title: file)
+            let shelved = FileManager.default.fileExists(atPath: file) ? nil : try LibraryRow.find(title: file, in: LibraryRow.fromDaemon(client, start: true).rows)
             let url = shelved.map { URL(fileURLWithPath: $0.path) } ?? URL(fileURLWithPath: file).standardizedFileURL
             name = shelved?.title ?? url.lastPathComponent
             do {

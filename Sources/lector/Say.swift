@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import LectorCommandLine
+import FoundationEssentials
+import Glibc
 import LectorBus
 import LectorCore
 import LectorInterface
@@ -108,7 +110,7 @@ struct Say: ParsableCommand {
         guard let interrupts else { return }
         let reason = try client.waitForFinish(of: id, interrupts: interrupts)
         guard reason == "done" else {
-            FileHandle.standardError.write(Data("lector: speech \(id) ended: \(reason)\n".utf8))
+            StandardError.write("lector: speech \(id) ended: \(reason)\n")
             throw ExitCode(1)
         }
     }
@@ -118,7 +120,7 @@ struct Say: ParsableCommand {
     private static func readText(_ text: String) throws -> String {
         do {
             if text == "-" {
-                return try SpeechRequest.decodeUTF8(Array(FileHandle.standardInput.readDataToEndOfFile()))
+                return try SpeechRequest.decodeUTF8(try StandardInput.readAll())
             }
             // CommandLine.arguments has already repaired invalid bytes; check the raw argv instead.
             let raw = (1..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0] }

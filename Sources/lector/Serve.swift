@@ -1,4 +1,5 @@
 import ArgumentParser
+import LectorCommandLine
 import LectorSpawn
 
 /// `lector serve`: the daemon. It is a program of its own, `lectord` (installed beside this one

@@ -1,7 +1,10 @@
 import LectorInterface
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import LectorBus
+import LectorCommandLine
+import LectorCore
 
 /// `lector status`: what is being read, where, and (with --follow) as it goes.
 struct Status: ParsableCommand {
@@ -88,21 +91,7 @@ struct Status: ParsableCommand {
         /// Narrator1.Book's `voice-warning` (the voice cannot read this book) and what to do.
         var voiceWarning: String? {
             guard let warning = book["voice-warning"] else { return nil }
-            return warning + "." + (Self.voiceFix(suggested: book["suggested-voice"], url: book["url"]).map { " " + $0 } ?? "")
-        }
-
-        /// "Fix: lector read /books/anna.txt --voice Russian", or nil when no voice can read it.
-        static func voiceFix(suggested: String?, url: String?) -> String? {
-            guard let suggested, !suggested.isEmpty else { return nil }
-            let path = url.flatMap { URL(string: $0)?.path } ?? "FILE"
-            return "Fix: lector read \(shellQuoted(path)) --voice \(shellQuoted(suggested))"
-        }
-
-        static func shellQuoted(_ text: String) -> String {
-            let plain = text.unicodeScalars.allSatisfy {
-                CharacterSet.alphanumerics.contains($0) || "/._-+,:=@".unicodeScalars.contains($0)
-            }
-            return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            return warning + "." + (CommandText.voiceFix(suggested: book["suggested-voice"], url: book["url"]).map { " " + $0 } ?? "")
         }
 
         /// "37% of the book, 1:24:10 left at this speed", or why that is not known yet.
@@ -142,11 +131,7 @@ struct Status: ParsableCommand {
                 + "\(Self.clock(position))/\(Self.clock(length)) \(Rate.format(rate))\(whole)\(sleeping)"
         }
 
-        static func clock(_ microseconds: Int64) -> String {
-            let seconds = max(0, microseconds / 1_000_000)
-            return seconds >= 3600
-                ? String(format: "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
-                : String(format: "%d:%02d", seconds / 60, seconds % 60)
-        }
+        /// "1:05" or "1:02:05" for a time in microseconds.
+        static func clock(_ microseconds: Int64) -> String { DurationText.clock(seconds: Int(microseconds / 1_000_000)) }
     }
 }

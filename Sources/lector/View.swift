@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import LectorCommandLine
+import FoundationEssentials
 import Glibc
 import LectorBus
 import LectorInterface

@@ -3,19 +3,25 @@ import LectorSpawn
 import LectorTestKit
 import XCTest
 
-/// Three programs, each linking only what it runs (issue 23): the `lector` CLI links none of the
-/// daemon (LectorDaemon) and none of the read-along server (LectorView, Hummingbird, NIO,
-/// ServiceLifecycle); `lectord` and `lector-view` are the daemon and the server; `lector serve`
-/// and `lector view` still reach them (the same process, exec'd).
+/// Programs each linking only what they run (issue 23): the `lector` CLI links none of the
+/// daemon (LectorDaemon), none of the read-along server (LectorView, Hummingbird, NIO,
+/// ServiceLifecycle) and no Foundation; `lectord` and `lector-view` are the daemon and the server,
+/// `lector-tools` the local commands; `lector serve`, `lector view` and `lector doctor` still
+/// reach them (the same process, exec'd).
 final class SplitTests: XCTestCase {
     private var lector: String { LectorExecutable.path }
     private var lectord: String { BuiltProduct.path(named: "lectord", overrideVariable: "LECTORD_BIN") }
     private var lectorView: String { BuiltProduct.path(named: "lector-view", overrideVariable: "LECTOR_VIEW_BIN") }
+    private var lectorTools: String { BuiltProduct.path(named: "lector-tools", overrideVariable: "LECTOR_TOOLS_BIN") }
 
     /// Swift modules whose code must not be in the CLI, as their names appear in mangled symbols
     /// (`$s12LectorDaemon…`: the name's length, then the name).
     static let daemonModules = ["LectorDaemon"]
     static let viewModules = ["LectorView", "Hummingbird", "HummingbirdCore", "NIOCore", "NIOPosix", "ServiceLifecycle"]
+    /// What the local commands need and the CLI leaves to lector-tools: Foundation (which brings
+    /// CoreFoundation and ICU's data) and the modules that import it.
+    static let localModules = ["Foundation", "LectorBooks", "ZIPFoundation", "LectorConfig", "TOMLKit", "LectorState",
+                               "LectorSpeech", "LectorAudio", "LectorNeural"]
 
     /// The modules of `modules` that define at least one symbol in `binary` (its full symbol
     /// table, `nm --defined-only`). Fails the test if nm cannot read it.
@@ -55,6 +61,54 @@ final class SplitTests: XCTestCase {
         XCTAssertEqual(try modulesDefined(in: lector, of: ["LectorBus", "ArgumentParser"]), ["LectorBus", "ArgumentParser"])
     }
 
+    /// The CLI is a D-Bus client on FoundationEssentials: no Foundation, so no CoreFoundation and
+    /// no ICU data (34 of its 88 MB before, all read from disk on a cold start); the local commands'
+    /// modules are lector-tools' (where the same check finds them, so it can fail).
+    func testTheCLILinksNoFoundationNorICU() throws {
+        XCTAssertEqual(try modulesDefined(in: lector, of: Self.localModules), [], "the lector CLI (\(lector))")
+        XCTAssertEqual(try modulesDefined(in: lectorTools, of: Self.localModules), Self.localModules, "lector-tools")
+        for (program, expected) in [(lector, false), (lectorTools, true)] {
+            // Linked statically (release): ICU's data and CoreFoundation's code are in the program.
+            let symbols = try runTool("nm", ["--defined-only", program])
+            XCTAssertEqual(symbols.status, 0, "nm \(program): \(symbols.stderr)")
+            let inside = symbols.stdout.contains(" icudt") || symbols.stdout.contains(" CFStringCreateWithBytes\n")
+            // Linked dynamically (debug): the libraries are needed instead.
+            let dynamic = try runTool("readelf", ["-d", program])
+            let needed = dynamic.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+            let linked = needed.contains { $0.contains("[libFoundation.so]") || $0.contains("[libFoundationInternationalization.so]") }
+            XCTAssertEqual(inside || linked, expected, "Foundation in \(program): ICU or CoreFoundation symbols \(inside), needs \(needed)")
+        }
+    }
+
+    /// `lector library`, `voices`, `phonemes` and `doctor` are lector-tools' (LocalCommand): the
+    /// CLI execs it with the line as typed, so their help, errors and exit statuses are its own,
+    /// and `lector --help` lists them with the abstracts lector-tools gives them.
+    func testTheLocalCommandsAreLectorToolsOwn() throws {
+        for arguments in [["doctor", "--help"], ["voices", "add", "--help"], ["phonemes", "-h"]] {
+            let handed = try runTool(lector, arguments), own = try runTool(lectorTools, arguments)
+            XCTAssertEqual(handed.status, 0, "lector \(arguments): \(handed)")
+            XCTAssertEqual(handed.stdout, own.stdout, "lector \(arguments)")
+            XCTAssertTrue(handed.stdout.contains("USAGE: lector \(arguments[0])"), "\(handed.stdout)")
+        }
+        let help = try runTool(lector, ["help", "library"])
+        XCTAssertEqual(help.stdout, try runTool(lectorTools, ["library", "--help"]).stdout, "lector help library")
+        let refused = try runTool(lector, ["library", "--nonsense"])
+        XCTAssertEqual(refused.status, 64, "\(refused)")
+        XCTAssertTrue(refused.stderr.contains("--nonsense"), "\(refused)")
+        let listed = try runTool(lector, ["--help"]).stdout, tools = try runTool(lectorTools, ["--help"]).stdout
+        for name in ["library", "voices", "phonemes", "doctor"] {
+            func abstract(_ help: String) -> String? {
+                // "  doctor                  Check the bus, …" and its wrapped lines, up to the next command.
+                guard let start = help.range(of: "\n  \(name) ") else { return nil }
+                let rest = help[start.upperBound...]
+                let end = rest.range(of: #"\n(\n|  [a-z])"#, options: .regularExpression)?.lowerBound ?? rest.endIndex
+                return rest[..<end].split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            }
+            XCTAssertNotNil(abstract(listed), "lector --help lists \(name)")
+            XCTAssertEqual(abstract(listed), abstract(tools), "\(name)'s abstract in lector --help and lector-tools --help")
+        }
+    }
+
     /// The same check finds what each of the other two programs is made of, so it can fail.
     func testTheDaemonAndTheServerHoldWhatTheCLILeavesOut() throws {
         XCTAssertEqual(try modulesDefined(in: lectord, of: Self.daemonModules + Self.viewModules), Self.daemonModules,
@@ -67,7 +121,7 @@ final class SplitTests: XCTestCase {
     /// CEspeakNG, CLibXML2), so no program lists them as needed; libsystemd, which all three
     /// link, shows the check can fail.
     func testNoProgramLinksLibpulseEspeakNGOrLibxml2() throws {
-        for program in [lector, lectord, lectorView] {
+        for program in [lector, lectord, lectorView, lectorTools] {
             let dynamic = try runTool("readelf", ["-d", program])
             XCTAssertEqual(dynamic.status, 0, "readelf -d \(program): \(dynamic.stderr)")
             let needed = dynamic.stdout.split(separator: "\n").filter { $0.contains("(NEEDED)") }
@@ -204,7 +258,7 @@ final class SplitTests: XCTestCase {
     }
 
     func testTheProgramsAnswerVersionAndRefuseStrayArguments() throws {
-        for program in [lector, lectord, lectorView] {
+        for program in [lector, lectord, lectorView, lectorTools] {
             let version = try runTool(program, ["--version"])
             XCTAssertEqual(version.status, 0, "\(program): \(version)")
             XCTAssertTrue(version.stdout.hasPrefix((program as NSString).lastPathComponent + " "), "\(program): \(version)")
@@ -216,7 +270,7 @@ final class SplitTests: XCTestCase {
         }
     }
 
-    /// A `lector` copied alone into a directory finds no lectord beside it nor in its
+    /// A `lector` copied alone (with its lector-tools) into a directory finds no lectord beside it nor in its
     /// installation: `lector serve` fails naming where it looked, and doctor says so. (Where the
     /// package is installed on this machine, it finds the package's lectord instead, by the rule.)
     func testALectorAloneSaysWhereItLooked() throws {
@@ -225,6 +279,8 @@ final class SplitTests: XCTestCase {
         try FileManager.default.createDirectory(at: root.appendingPathComponent("bin"), withIntermediateDirectories: true)
         let alone = root.appendingPathComponent("bin/lector").path
         try FileManager.default.copyItem(atPath: lector, toPath: alone)
+        // doctor is lector-tools' (found beside, as lectord would be).
+        try FileManager.default.copyItem(atPath: lectorTools, toPath: root.appendingPathComponent("bin/lector-tools").path)
         let packaged = "/usr/libexec/lector/lectord"
         let session = try TestSession(sinks: [], startSoundServer: false)
         defer { session.shutdown() }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LectorCommandLine
 import Foundation
 import LectorBooks
 import LectorConfig

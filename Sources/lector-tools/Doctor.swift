@@ -1,4 +1,5 @@
 import ArgumentParser
+import LectorCommandLine
 import Foundation
 import LectorAudio
 import LectorBooks
@@ -198,7 +199,7 @@ struct Doctor: ParsableCommand {
             }.readDisplayDictionary()) ?? [:]
             guard let title = book["title"] else { return report.add(.ok, "book", "no book is open") }
             if let warning = book["voice-warning"] {
-                let fix = Status.Snapshot.voiceFix(suggested: book["suggested-voice"], url: book["url"]).map { ". " + $0 } ?? ""
+                let fix = CommandText.voiceFix(suggested: book["suggested-voice"], url: book["url"]).map { ". " + $0 } ?? ""
                 report.add(.warning, "book", "\"\(title)\": \(warning)\(fix)")
             } else if book["unpronounced"] != nil {
                 report.add(.ok, "book", "\"\(title)\": its voice reads it")
@@ -251,7 +252,7 @@ struct Doctor: ParsableCommand {
         let title = outline.title
         guard let result else { return report.add(.ok, "book", "\"\(title)\": too little text to check") }
         if result.isProblem {
-            let fix = Status.Snapshot.voiceFix(suggested: result.suggestion?.voice, url: URL(fileURLWithPath: recent.path).absoluteString)
+            let fix = CommandText.voiceFix(suggested: result.suggestion?.voice, url: URL(fileURLWithPath: recent.path).absoluteString)
             report.add(.warning, "book", "\"\(title)\": \(result.sentence)" + (fix.map { ". " + $0 } ?? ""))
         } else {
             report.add(.ok, "book", "\"\(title)\": \(result.sentence)")

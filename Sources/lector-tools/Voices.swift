@@ -1,4 +1,5 @@
 import ArgumentParser
+import LectorCommandLine
 import Foundation
 import LectorCore
 import LectorNeuralSpeech
@@ -92,16 +93,5 @@ struct VoicesList: ParsableCommand {
                 return tag == wanted || tag.hasPrefix(wanted + "-") || wanted.hasPrefix(tag + "-")
             }
         }
-    }
-}
-
-/// Columns padded to their widest cell, for terminals.
-enum Table {
-    static func render(header: [String], rows: [[String]]) -> String {
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        return ([header] + rows).map { cells in
-            cells.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
-        }.joined(separator: "\n")
     }
 }

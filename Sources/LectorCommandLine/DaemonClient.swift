@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import LectorBus
 import LectorInterface
 import LectorLoop
@@ -14,17 +15,18 @@ import LectorLoop
 /// let client = try DaemonClient()
 /// let reply = try client.callDaemon(path: BusNames.objectPath, interface: BusNames.interface, member: "GetQueue", start: false)
 /// ```
-final class DaemonClient {
-    let bus: Bus
+public final class DaemonClient {
+    public let bus: Bus
     private var finished: [UInt64: String] = [:]
     private var daemonGone = false
 
     /// The daemon is not running and was not to be started for this question.
-    struct NotRunning: Error, CustomStringConvertible {
-        var description: String { "Lector is not running" }
+    public struct NotRunning: Error, CustomStringConvertible {
+        public init() {}
+        public var description: String { "Lector is not running" }
     }
 
-    init() throws {
+    public init() throws {
         do {
             bus = try Bus.session()
         } catch {
@@ -33,7 +35,7 @@ final class DaemonClient {
     }
 
     /// Subscribes to `SpeechFinished` and the daemon's exit; call before `speak` so no signal is missed.
-    func watchFinishes() throws {
+    public func watchFinishes() throws {
         let rule = "type='signal',sender='\(BusNames.service)',path='\(BusNames.objectPath)',interface='\(BusNames.interface)',member='SpeechFinished'"
         try bus.addMatch(rule) { [weak self] message in
             if let id = try? message.readUInt64(), let reason = try? message.readString() { self?.finished[id] = reason }
@@ -46,7 +48,7 @@ final class DaemonClient {
         }
     }
 
-    func speak(_ text: String, options: (MessageWriter) throws -> Void) throws -> UInt64 {
+    public func speak(_ text: String, options: (MessageWriter) throws -> Void) throws -> UInt64 {
         try callDaemon(path: BusNames.objectPath, interface: BusNames.interface, member: "Speak") { writer in
             try writer.append(text)
             try options(writer)
@@ -54,7 +56,7 @@ final class DaemonClient {
     }
 
     /// `org.freedesktop.DBus.Properties.Get` on the daemon (started if needed, unless `start` is false).
-    func property(_ path: String, _ interface: String, _ name: String, start: Bool = true) throws -> MessageReader {
+    public func property(_ path: String, _ interface: String, _ name: String, start: Bool = true) throws -> MessageReader {
         try callDaemon(path: path, interface: "org.freedesktop.DBus.Properties", member: "Get", start: start) {
             try $0.append(interface)
             try $0.append(name)
@@ -64,7 +66,7 @@ final class DaemonClient {
     /// Any method of the daemon; lector's own errors become plain messages. A daemon that is not
     /// running is started (by D-Bus activation, or by `startDaemon` without an activation file),
     /// unless `start` is false: then it is `NotRunning`.
-    func callDaemon(path: String, interface: String, member: String, start: Bool = true,
+    public func callDaemon(path: String, interface: String, member: String, start: Bool = true,
                     _ build: (MessageWriter) throws -> Void = { _ in }) throws -> MessageReader {
         func attempt() throws -> MessageReader {
             do {
@@ -85,11 +87,11 @@ final class DaemonClient {
 
     /// What the bus answers for a name nobody owns: ServiceUnknown (nothing can start it), or
     /// NameHasNoOwner (a call that asked not to start it).
-    static let notRunningErrors: Set<String> = ["org.freedesktop.DBus.Error.ServiceUnknown",
+    public static let notRunningErrors: Set<String> = ["org.freedesktop.DBus.Error.ServiceUnknown",
                                                 "org.freedesktop.DBus.Error.NameHasNoOwner"]
 
     /// Whether a daemon owns Lector's name now (asking starts nothing).
-    func daemonIsRunning() throws -> Bool {
+    public func daemonIsRunning() throws -> Bool {
         try bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                      interface: "org.freedesktop.DBus", member: "NameHasOwner") {
             try $0.append(BusNames.service)
@@ -99,7 +101,7 @@ final class DaemonClient {
     /// Waits for speech `id` to finish and returns its reason. Ctrl-C (or SIGTERM, SIGHUP) while
     /// waiting cancels that speech first, then exits with 128 + the signal, as shells expect:
     /// the speech belongs to this command and must not talk on after it.
-    func waitForFinish(of id: UInt64, interrupts: InterruptSignals) throws -> String {
+    public func waitForFinish(of id: UInt64, interrupts: InterruptSignals) throws -> String {
         while true {
             if let reason = finished[id] { return reason }
             if let signal = interrupts.received {
@@ -131,7 +133,7 @@ final class DaemonClient {
         while finished[id] == nil, !daemonGone, Date() < deadline {
             try? bus.processOrWait(timeoutMicroseconds: 100_000)
         }
-        FileHandle.standardError.write(Data("lector: speech \(id) cancelled\n".utf8))
+        StandardError.write("lector: speech \(id) cancelled\n")
     }
 
     /// No activation file: starts the daemon (`lectord`) detached (`DaemonLauncher`), and waits until it
@@ -152,7 +154,7 @@ final class DaemonClient {
 }
 
 /// A message for the person at the terminal, and exit status 1.
-struct CLIError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct CLIError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -14,10 +14,10 @@ private func noteInterrupt(_ signal: Int32) { interruptSignal = signal }
 /// let interrupts = InterruptSignals()              // before Speak: a Ctrl-C during the call counts too
 /// if let signal = interrupts.received { … cancel … exit(128 + signal) }
 /// ```
-final class InterruptSignals {
+public final class InterruptSignals {
     static let caught = [SIGINT, SIGTERM, SIGHUP]
 
-    init() {
+    public init() {
         interruptSignal = 0
         for signal in Self.caught {
             var action = sigaction()
@@ -29,10 +29,10 @@ final class InterruptSignals {
     }
 
     /// The signal received so far, if any.
-    var received: Int32? { interruptSignal == 0 ? nil : Int32(interruptSignal) }
+    public var received: Int32? { interruptSignal == 0 ? nil : Int32(interruptSignal) }
 
     /// Back to the default actions: a second Ctrl-C ends the command at once.
-    func restoreDefaults() {
+    public func restoreDefaults() {
         for signal in Self.caught { Glibc.signal(signal, SIG_DFL) }
     }
 }

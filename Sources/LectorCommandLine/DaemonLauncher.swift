@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import LectorSpawn
 
@@ -40,7 +40,7 @@ enum DaemonLauncher {
         defer { close(null) }
         var errorOutput = null
         if let log {
-            try? FileManager.default.createDirectory(atPath: (log as NSString).deletingLastPathComponent,
+            try? FileManager.default.createDirectory(atPath: URL(fileURLWithPath: log).deletingLastPathComponent().path,
                                                      withIntermediateDirectories: true)
             let size = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
             let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (size > logLimit ? O_TRUNC : O_APPEND)
@@ -66,7 +66,7 @@ enum DaemonLauncher {
     /// `$XDG_STATE_HOME/lector/lector.log` (or ~/.local/state/lector/lector.log).
     static func logFile(_ environment: [String: String]) -> String {
         let base = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
+            ?? ((environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/state")
         return base + "/lector/lector.log"
     }
 }

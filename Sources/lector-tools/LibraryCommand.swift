@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import LectorBus
+import LectorCommandLine
+import LectorCore
 import LectorConfig
 import LectorInterface
 import LectorState
@@ -34,7 +36,7 @@ struct LibraryCommand: ParsableCommand {
     func run() throws {
         if let forget { return try forgetBook(forget) }
         let (rows, problems) = try LibraryRow.load()
-        for problem in problems { FileHandle.standardError.write(Data("lector: \(problem)\n".utf8)) }
+        for problem in problems { StandardError.write("lector: \(problem)\n") }
         guard !rows.isEmpty else {
             print("The library is empty: books you read (lector read FILE) are listed here.")
             return
@@ -67,45 +69,18 @@ struct LibraryCommand: ParsableCommand {
     }
 }
 
-/// One line of `lector library`, from the daemon's `GetLibrary` or from the files.
-struct LibraryRow {
-    var title: String
-    var authors: [String]
-    var path: String
-    var isOpen: Bool
-    var missing: Bool
-    var progress: Double?
-    var timeLeft: Double?
-    var listenedAt: Date?
-
+/// `lector library`'s side of a row: the files' view when no daemon runs, and the two layouts.
+extension LibraryRow {
     /// The daemon's view if it runs, else the files' (with the configured default rate).
     static func load() throws -> (rows: [LibraryRow], problems: [String]) {
         do {
             guard let client = try? DaemonClient() else { throw DaemonClient.NotRunning() }
-            let reply = try client.callDaemon(path: BusNames.objectPath, interface: MPRISNames.narrator, member: "GetLibrary",
-                                              start: false)
-            let books = try reply.readDisplayDictionaries()
-            let problems = try reply.readStrings()
-            return (books.map(LibraryRow.init(bus:)), problems)
+            return try fromDaemon(client, start: false)
         } catch is DaemonClient.NotRunning {
             let (books, problems) = LibraryShelf(stateDirectory: RecentBookStore.defaultDirectory())
                 .list(defaultRate: configuredRate())
             return (books.map(LibraryRow.init(book:)), problems)
         }
-    }
-
-    /// The book of the library titled `title` (any case; its file's name works too), nil if
-    /// none is; two with that title are refused, naming their files.
-    static func find(title: String) throws -> LibraryRow? {
-        let folded = title.lowercased()
-        let matches = try load().rows.filter {
-            $0.title.lowercased() == folded || URL(fileURLWithPath: $0.path).lastPathComponent.lowercased() == folded
-        }
-        guard matches.count <= 1 else {
-            throw ValidationError("\(matches.count) books in the library are called \"\(title)\": name one by its file ("
-                                  + matches.map(\.path).joined(separator: ", ") + ")")
-        }
-        return matches.first
     }
 
     /// `[speech] rate` from config.toml (1.0 when there is none or it is invalid: `lector
@@ -117,30 +92,13 @@ struct LibraryRow {
         return configuration.speech.rate
     }
 
-    init(bus book: [String: String]) {
-        title = book["title"] ?? "?"
-        authors = (book["authors"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        path = book["path"] ?? ""
-        isOpen = book["open"] == "true"
-        missing = book["missing"] == "true"
-        progress = book["progress"].flatMap(Double.init)
-        timeLeft = book["time-left"].flatMap(Double.init).map { $0 / 1e6 }
-        listenedAt = book["listened-at"].flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1e6) }
-    }
-
     init(book: LibraryBook) {
-        title = book.displayTitle
-        authors = book.entry.authors ?? []
-        path = book.entry.path
-        isOpen = false
-        missing = book.missing
-        progress = book.progress
-        timeLeft = book.timeLeft
-        listenedAt = book.listenedAt
+        self.init(title: book.displayTitle, authors: book.entry.authors ?? [], path: book.entry.path, isOpen: false,
+                  missing: book.missing, progress: book.progress, timeLeft: book.timeLeft, listenedAt: book.listenedAt)
     }
 
     var progressText: String { progress.map { "\(Int(($0 * 100).rounded(.down)))%" } ?? "" }
-    var timeLeftText: String { timeLeft.map { Status.Snapshot.clock(Int64($0 * 1e6)) } ?? "" }
+    var timeLeftText: String { timeLeft.map { DurationText.clock(seconds: Int($0)) } ?? "" }
     var state: String { missing ? "missing" : isOpen ? "open" : "-" }
 
     var tabSeparated: String {
