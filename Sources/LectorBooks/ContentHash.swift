@@ -10,13 +10,12 @@ import LectorCore
 enum ContentHash {
     static func fnv1a64(of data: Data) -> String { StableHash.hex(StableHash.value(data)) }
 
-    /// Hashes a file in 1 MiB chunks, so a large EPUB is never held in memory for this.
+    /// Hashes a file a piece at a time (`FileChunks`), so a large EPUB is never held in memory for this.
     static func fnv1a64(ofFile url: URL) throws -> String {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
         var hash = StableHash.offsetBasis
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hash = StableHash.value(chunk, continuing: hash)
+        try FileChunks.read(url) { piece in
+            hash = StableHash.value(piece, continuing: hash)
+            return true
         }
         return StableHash.hex(hash)
     }

@@ -49,7 +49,7 @@ enum PlainTextDecoder {
         return try singleByte([UInt8](data), file: file)
     }
 
-    /// Hands a UTF-8 file (with or without its byte order mark) to `body` 1 MiB at a time, each
+    /// Hands a UTF-8 file (with or without its byte order mark) to `body` a piece at a time (`FileChunks`), each
     /// piece whole scalars (a scalar cut by a read waits for the next), hashing its bytes on the
     /// way (`StableHash`, the book's identity): a 48-MB book is never held at once. Nil when the
     /// file turns out to be anything else (another byte order mark, NUL bytes, invalid UTF-8),
@@ -57,62 +57,56 @@ enum PlainTextDecoder {
     /// it was read is refused.
     static func scanUTF8(_ file: URL, limit: UInt64 = .max,
                          _ body: (Substring) -> Void) throws(BookError) -> (encoding: TextEncoding, hash: UInt64)? {
-        let chunkSize = 1 << 20
         var total: UInt64 = 0
+        var hash = StableHash.offsetBasis
+        var carry: [UInt8] = []
+        var encoding = TextEncoding.utf8
+        var first = true, isUTF8 = true
         do {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            var hash = StableHash.offsetBasis
-            var carry: [UInt8] = []
-            var encoding = TextEncoding.utf8
-            var first = true
-            while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
-                total += UInt64(chunk.count)
-                if total > limit { break }
-                let read = [UInt8](chunk)
+            try FileChunks.read(file) { read in
+                total += UInt64(read.count)
+                if total > limit { return false }
                 hash = StableHash.value(read, continuing: hash)
                 var bytes = carry.isEmpty ? read : carry + read
                 if first {
                     first = false
                     if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) {
-                        return nil
+                        isUTF8 = false
+                        return false
                     }
                     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
                         encoding = .utf8WithByteOrderMark
                         bytes.removeFirst(3)
                     }
                 }
-                if bytes.contains(0) { return nil }
-                // A scalar cut by the chunk's end waits for the next chunk.
+                // A scalar cut by the piece's end waits for the next piece.
                 let cut = completeScalarsEnd(bytes)
-                guard let piece = String(validating: bytes[..<cut], as: UTF8.self) else { return nil }
+                guard !bytes.contains(0), let piece = String(validating: bytes[..<cut], as: UTF8.self) else {
+                    isUTF8 = false
+                    return false
+                }
                 body(Substring(piece))
                 carry = Array(bytes[cut...])
+                return true
             }
-            guard total <= limit else { throw BookError.tooLarge(file: file, violation: .entry(path: file.lastPathComponent, size: total, limit: limit)) }
-            guard carry.isEmpty else { return nil }
-            return (encoding, hash)
-        } catch let error as BookError {
-            throw error
         } catch {
             throw .unreadable(file: file, reason: "\(error)")
         }
+        guard total <= limit else { throw BookError.tooLarge(file: file, violation: .entry(path: file.lastPathComponent, size: total, limit: limit)) }
+        guard isUTF8, carry.isEmpty else { return nil }
+        return (encoding, hash)
     }
 
     /// The hash of the whole file and of each of `ranges` (UTF-8 offsets after `skipping` bytes,
-    /// in order, not overlapping), in one more read of it 1 MiB at a time: a chapter's checksum
+    /// in order, not overlapping), in one more read of it (`FileChunks`): a chapter's checksum
     /// once the chapters are known (`scanUTF8` could not know where they end).
     static func hashes(of file: URL, skipping: Int, ranges: [Range<Int>]) throws(BookError) -> (file: UInt64, ranges: [UInt64]) {
-        let chunkSize = 1 << 20
+        var whole = StableHash.offsetBasis
+        var hashes = [UInt64](repeating: StableHash.offsetBasis, count: ranges.count)
+        var next = 0   // the first range not yet read to its end
+        var position = -skipping   // the piece's start, in the ranges' offsets
         do {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            var whole = StableHash.offsetBasis
-            var hashes = [UInt64](repeating: StableHash.offsetBasis, count: ranges.count)
-            var next = 0   // the first range not yet read to its end
-            var position = -skipping   // the chunk's start, in the ranges' offsets
-            while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
-                let bytes = [UInt8](chunk)
+            try FileChunks.read(file) { bytes in
                 whole = StableHash.value(bytes, continuing: whole)
                 let end = position + bytes.count
                 var index = next
@@ -125,11 +119,12 @@ enum PlainTextDecoder {
                     index += 1
                 }
                 position = end
+                return true
             }
-            return (whole, hashes)
         } catch {
             throw .unreadable(file: file, reason: "\(error)")
         }
+        return (whole, hashes)
     }
 
     /// Where the last whole UTF-8 sequence of `bytes` ends: before a lead byte whose sequence
