@@ -66,8 +66,8 @@ let package = Package(
         // The Swift runtime's global-executor hook, reached at link time (dlsym cannot find it in a
         // program linked with the static Swift runtime): the read-along server runs tasks on NIO.
         .target(name: "CGlobalExecutor"),
-        // libpulse, espeak-ng and libxml2, opened with dlopen when first used (never linked): the
-        // CLI starts without them and what they pull in; headers from libpulse-dev,
+        // libpulse, espeak-ng and libxml2, opened with dlopen when first used (never linked):
+        // lector-tools and the daemon start without them and what they pull in; headers from libpulse-dev,
         // libespeak-ng-dev, libxml2-dev.
         .target(name: "CLibraryLoader"),
         .target(name: "CPulse", dependencies: ["CLibraryLoader"]),
@@ -192,6 +192,7 @@ let package = Package(
         .testTarget(name: "LectorBooksTests",
                     dependencies: ["LectorBooks", "LectorXML", "LectorTestKit", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "LectorStateTests", dependencies: ["LectorState"]),
+        .testTarget(name: "LectorCommandLineTests", dependencies: ["LectorCommandLine"]),
         .testTarget(name: "LectorPolicyTests", dependencies: ["LectorPolicy"]),
         .testTarget(name: "LectorConfigTests", dependencies: ["LectorConfig"]),
         .testTarget(name: "LectorViewTests", dependencies: ["LectorView"]),

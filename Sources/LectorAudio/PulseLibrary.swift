@@ -1,6 +1,6 @@
 import CPulse
 
-/// libpulse is opened when first used, never linked (CPulse): the CLI starts without it. Whoever
+/// libpulse is opened when first used, never linked (CPulse): lector-tools and the daemon start without it. Whoever
 /// starts using it asks here first, so a missing or broken library is a message with its fix.
 public enum PulseLibrary {
     /// nil once libpulse.so.0 is loaded; otherwise why not, and what to install.

@@ -40,11 +40,7 @@ enum DaemonLauncher {
         defer { close(null) }
         var errorOutput = null
         if let log {
-            try? FileManager.default.createDirectory(atPath: URL(fileURLWithPath: log).deletingLastPathComponent().path,
-                                                     withIntermediateDirectories: true)
-            let size = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
-            let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (size > logLimit ? O_TRUNC : O_APPEND)
-            let fd = open(log, flags, 0o600)
+            let fd = openLog(log)
             if fd >= 0 { errorOutput = fd }
         }
         defer { if errorOutput != null { close(errorOutput) } }
@@ -56,6 +52,17 @@ enum DaemonLauncher {
         } catch {
             throw CLIError("cannot start \(executable): \(String(cString: strerror(error.code)))")
         }
+    }
+
+    /// Opens the log file to write (its directory made if need be): appended to, or started over
+    /// once past `logLimit`. A descriptor, or -1.
+    static func openLog(_ log: String) -> Int32 {
+        try? FileManager.default.createDirectory(atPath: URL(fileURLWithPath: log).deletingLastPathComponent().path,
+                                                 withIntermediateDirectories: true)
+        // stat, not FileManager's attributes: without Foundation linked their size is no `Int`.
+        var status = stat()
+        let size = stat(log, &status) == 0 ? Int(status.st_size) : 0
+        return open(log, O_WRONLY | O_CREAT | O_CLOEXEC | (size > logLimit ? O_TRUNC : O_APPEND), 0o600)
     }
 
     /// What the daemon's `Journal` decides: the journal unless LECTOR_LOG=stderr or no journald.

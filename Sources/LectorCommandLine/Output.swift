@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import LectorSpawn
 
 /// Standard error for the CLI's messages (FileHandle is Foundation's, not FoundationEssentials':
 /// the CLI links neither Foundation nor the ICU data it brings).
@@ -65,11 +66,32 @@ public enum CommandText {
         let plain = text.unicodeScalars.allSatisfy {
             Self.alphanumeric.contains($0.properties.generalCategory) || "/._-+,:=@".unicodeScalars.contains($0)
         }
-        return plain && !text.isEmpty ? text : "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        guard !plain || text.isEmpty else { return text }
+        // By scalar: a quote with a combining mark after it is one Character, and still a quote to the shell.
+        var quoted = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "'" { quoted.append(contentsOf: "'\\''".unicodeScalars) } else { quoted.append(scalar) }
+        }
+        return "'" + String(quoted) + "'"
     }
 
     /// Letters, marks and numbers: what CharacterSet.alphanumerics holds.
     private static let alphanumeric: Set<Unicode.GeneralCategory> = [
         .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
         .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber, .letterNumber, .otherNumber]
+}
+
+/// The `lector` program a person ran. lector-tools is exec'd by it (`LocalCommand`, which sets
+/// `LECTOR_CLI`), and `lector doctor` looks for Lector's other programs as that CLI would
+/// (`OwnExecutable.sibling(named:besideProgram:)`), not from libexec where lector-tools is.
+///
+///     OwnExecutable.sibling(named: "lectord", besideProgram: InvokingCLI.path)
+public enum InvokingCLI {
+    public static let variable = "LECTOR_CLI"
+
+    /// `LECTOR_CLI` when it names a program, else this program itself.
+    public static var path: String? {
+        if let path = ProcessInfo.processInfo.environment[variable], path.hasPrefix("/") { return path }
+        return OwnExecutable.path
+    }
 }

@@ -2,7 +2,7 @@ import FoundationEssentials
 import Glibc
 
 /// Where this program is, and where Lector's other programs are installed with it: the one place
-/// that reads `/proc/self/exe` (the CLI starting `lectord` and `lector-view`, the daemon starting
+/// that reads `/proc/self/exe` (the CLI starting `lectord`, `lector-view` and `lector-tools`, the daemon starting
 /// `lector-piper` and `lector view`, the test kit and the benchmarks finding what was built).
 ///
 /// Lector's programs and where they live:
@@ -12,6 +12,7 @@ import Glibc
 /// | `lector`       | `/usr/bin/lector` (the CLI)        | beside the others |
 /// | `lectord`      | `/usr/libexec/lector/lectord`      | beside the others |
 /// | `lector-view`  | `/usr/libexec/lector/lector-view`  | beside the others |
+/// | `lector-tools` | `/usr/libexec/lector/lector-tools` | beside the others |
 /// | `lector-piper` | `/usr/libexec/lector/lector-piper` | beside the others |
 ///
 /// ```swift

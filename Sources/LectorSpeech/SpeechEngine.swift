@@ -121,7 +121,7 @@ public final class SpeechEngine: @unchecked Sendable {
     /// What espeak-ng says for `request.text` in `voice`, as its phoneme mnemonics: its phoneme
     /// trace (what `espeak-ng -x` prints), one line per clause, from a synthesis whose sound is
     /// dropped. `request.phonemeInput` reads `[[…]]` as phonemes, as narration does. Blocks the
-    /// calling thread until done (the CLI's `lector phonemes`; never the event loop); nil when
+    /// calling thread until done (lector-tools' `lector phonemes`; never the event loop); nil when
     /// the voice cannot be loaded or the engine stops.
     public func phonemeTrace(of request: SpeechRequest, voice: Voice, ipa: Bool = false) -> String? {
         let result = TraceResult()

@@ -375,10 +375,12 @@ struct InstalledFiles {
     }
 
     /// The daemon and the read-along server, which `lector serve`, `lector view` and the CLI's
-    /// own start of the daemon run, found as they find them (`OwnExecutable.sibling`).
+    /// own start of the daemon run, found as the CLI that ran this finds them (`InvokingCLI`).
     private func checkPrograms(_ report: inout Report) {
-        let daemon = OwnExecutable.sibling(named: "lectord"), view = OwnExecutable.sibling(named: "lector-view")
-        let fix = "Fix: install the lector package, or put it beside \(OwnExecutable.path ?? "lector") or in its ../libexec/lector/"
+        let cli = InvokingCLI.path
+        let daemon = OwnExecutable.sibling(named: "lectord", besideProgram: cli)
+        let view = OwnExecutable.sibling(named: "lector-view", besideProgram: cli)
+        let fix = "Fix: install the lector package, or put it beside \(cli ?? "lector") or in its ../libexec/lector/"
         if daemon.path == nil {
             report.add(.fail, "programs", "\(daemon): lector serve, and lector say or read without an activation file, "
                 + "cannot start the daemon. \(fix)")
@@ -496,8 +498,8 @@ struct InstalledFiles {
         return result
     }
 
-    /// The daemon's program as installed with this CLI, for the fixes this suggests.
+    /// The daemon's program as installed with the CLI, for the fixes this suggests.
     static var daemonPath: String {
-        OwnExecutable.sibling(named: "lectord").path ?? "/usr/libexec/lector/lectord"
+        OwnExecutable.sibling(named: "lectord", besideProgram: InvokingCLI.path).path ?? "/usr/libexec/lector/lectord"
     }
 }

@@ -13,6 +13,6 @@ struct LectorTools: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lector",
         abstract: "Lector's local commands (lector runs this program for them).",
-        version: "lector-tools \(BusNames.version)",
+        version: "lector \(BusNames.version)",
         subcommands: [LibraryCommand.self, Voices.self, Phonemes.self, Doctor.self])
 }

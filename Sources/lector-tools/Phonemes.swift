@@ -68,7 +68,7 @@ struct Phonemes: ParsableCommand {
         } else {
             var text = words.joined(separator: " ")
             if text == "-" {
-                text = try SpeechRequest.decodeUTF8(Array(FileHandle.standardInput.readDataToEndOfFile()))
+                text = try SpeechRequest.decodeUTF8(try StandardInput.readAll())
             }
             let spokenLanguage = language ?? "en"
             let chosen = try chooseVoice(catalog, language: spokenLanguage, configuration: configuration)
@@ -159,12 +159,12 @@ struct Phonemes: ParsableCommand {
     private func reportReplacements(_ prepared: Pronouncer.Prepared, in scalars: [Unicode.Scalar]) {
         for replacement in prepared.replacements where replacement.range.upperBound <= scalars.count {
             let written = String(String.UnicodeScalarView(scalars[replacement.range]))
-            FileHandle.standardError.write(Data("lector: \"\(written)\" is said as \(replacement.spoken)\n".utf8))
+            StandardError.write("lector: \"\(written)\" is said as \(replacement.spoken)\n")
         }
     }
 
     private func report(_ notes: [String]) {
-        for note in notes { FileHandle.standardError.write(Data("lector: \(note)\n".utf8)) }
+        for note in notes { StandardError.write("lector: \(note)\n") }
     }
 
     /// config.toml; a broken one is reported and left out (the daemon keeps its last good one).
@@ -174,7 +174,7 @@ struct Phonemes: ParsableCommand {
         do {
             return try Configuration.parse(utf8: Array(data), file: path)
         } catch {
-            FileHandle.standardError.write(Data("lector: \(error); shown without config.toml's lexicons until it is fixed\n".utf8))
+            StandardError.write("lector: \(error); shown without config.toml's lexicons until it is fixed\n")
             return Configuration()
         }
     }

@@ -67,7 +67,7 @@ struct VoicesList: ParsableCommand {
         let neural = NeuralVoiceFinder.find()
         let voices = engine.voices + neural.voices
         engine.shutdown()
-        for problem in neural.problems { FileHandle.standardError.write(Data("lector: not a usable voice: \(problem)\n".utf8)) }
+        for problem in neural.problems { StandardError.write("lector: not a usable voice: \(problem)\n") }
         let shown = language.map { Self.voices(voices, speaking: $0) } ?? voices
         guard !shown.isEmpty else {
             throw CLIError(language.map { "no installed voice speaks \($0) (lector voices lists them all)" } ?? "no espeak-ng voices are installed")

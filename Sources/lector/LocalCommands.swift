@@ -1,5 +1,6 @@
 import ArgumentParser
 import LectorCommandLine
+import Glibc
 import LectorSpawn
 
 /// The commands that run locally what they need (books, espeak-ng, config.toml, the state
@@ -22,14 +23,14 @@ extension LocalCommand {
 
     /// Replaces this process with `lector-tools ARGUMENTS`; throws only if it cannot.
     static func exec(_ arguments: [String]) throws -> Never {
+        if let path = OwnExecutable.path { setenv(InvokingCLI.variable, path, 1) }
         let failure = OwnExecutable.replace(with: "lector-tools", arguments: arguments)
         throw CLIError("cannot run lector \(arguments.first ?? ""): \(failure)")
     }
 
     /// Its command line is the tool's to read, `--help` and `-h` too: it has no help flag here.
     static func handedOver(_ name: String, abstract: String) -> CommandConfiguration {
-        CommandConfiguration(commandName: name, abstract: abstract,
-                             discussion: "Run lector \(name) --help for its options and examples.", helpNames: [])
+        CommandConfiguration(commandName: name, abstract: abstract, helpNames: [])
     }
 }
 

@@ -109,7 +109,7 @@ final class SplitTests: XCTestCase {
         }
     }
 
-    /// The same check finds what each of the other two programs is made of, so it can fail.
+    /// The same check finds what lectord and lector-view are made of, so it can fail.
     func testTheDaemonAndTheServerHoldWhatTheCLILeavesOut() throws {
         XCTAssertEqual(try modulesDefined(in: lectord, of: Self.daemonModules + Self.viewModules), Self.daemonModules,
                        "lectord: the daemon, and none of the read-along server")
@@ -118,7 +118,7 @@ final class SplitTests: XCTestCase {
     }
 
     /// libpulse, espeak-ng and libxml2 are opened with dlopen where they are used (CPulse,
-    /// CEspeakNG, CLibXML2), so no program lists them as needed; libsystemd, which all three
+    /// CEspeakNG, CLibXML2), so no program lists them as needed; libsystemd, which they all
     /// link, shows the check can fail.
     func testNoProgramLinksLibpulseEspeakNGOrLibxml2() throws {
         for program in [lector, lectord, lectorView, lectorTools] {
@@ -261,7 +261,9 @@ final class SplitTests: XCTestCase {
         for program in [lector, lectord, lectorView, lectorTools] {
             let version = try runTool(program, ["--version"])
             XCTAssertEqual(version.status, 0, "\(program): \(version)")
-            XCTAssertTrue(version.stdout.hasPrefix((program as NSString).lastPathComponent + " "), "\(program): \(version)")
+            // lector-tools answers for `lector doctor --version` and the like: it says lector.
+            let name = program == lectorTools ? "lector" : (program as NSString).lastPathComponent
+            XCTAssertTrue(version.stdout.hasPrefix(name + " "), "\(program): \(version)")
         }
         for (program, arguments) in [(lectord, ["--nonsense"]), (lectorView, ["serve"]), (lectorView, ["--idle-exit", "0"])] {
             let refused = try runTool(program, arguments)
@@ -279,11 +281,17 @@ final class SplitTests: XCTestCase {
         try FileManager.default.createDirectory(at: root.appendingPathComponent("bin"), withIntermediateDirectories: true)
         let alone = root.appendingPathComponent("bin/lector").path
         try FileManager.default.copyItem(atPath: lector, toPath: alone)
+        let session = try TestSession(sinks: [], startSoundServer: false)
+        defer { session.shutdown() }
+        // Truly alone, its local commands say where lector-tools was looked for (unless installed).
+        if !FileManager.default.isExecutableFile(atPath: "/usr/libexec/lector/lector-tools") {
+            let voices = try session.run(alone, ["voices"], timeout: 10)
+            XCTAssertEqual(voices.status, 1, "\(voices)")
+            XCTAssertTrue(voices.stderr.contains("cannot find Lector's lector-tools program: looked in \(root.path)/bin/lector-tools"), "\(voices)")
+        }
         // doctor is lector-tools' (found beside, as lectord would be).
         try FileManager.default.copyItem(atPath: lectorTools, toPath: root.appendingPathComponent("bin/lector-tools").path)
         let packaged = "/usr/libexec/lector/lectord"
-        let session = try TestSession(sinks: [], startSoundServer: false)
-        defer { session.shutdown() }
         let doctor = try session.run(alone, ["doctor", "--sound-server-timeout", "200"], timeout: 30)
         let programs = doctor.stdout.split(separator: "\n").first { $0.contains(" programs: ") }.map(String.init) ?? ""
         if FileManager.default.isExecutableFile(atPath: packaged) {
@@ -311,6 +319,7 @@ final class SplitTests: XCTestCase {
         let prefix = root.appendingPathComponent("usr").path
         let build = root.appendingPathComponent("build").path
         for path in ["\(prefix)/bin/lector", "\(prefix)/libexec/lector/lectord", "\(prefix)/libexec/lector/lector-view",
+                     "\(prefix)/libexec/lector/lector-tools",
                      "\(prefix)/libexec/lector/lector-piper", "\(build)/lector", "\(build)/lectord"] {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("#!/bin/sh\n".utf8),
@@ -319,6 +328,7 @@ final class SplitTests: XCTestCase {
         let cli = "\(prefix)/bin/lector", daemon = "\(prefix)/libexec/lector/lectord"
         XCTAssertEqual(OwnExecutable.sibling(named: "lectord", besideProgram: cli).path, daemon)
         XCTAssertEqual(OwnExecutable.sibling(named: "lector-view", besideProgram: cli).path, "\(prefix)/libexec/lector/lector-view")
+        XCTAssertEqual(OwnExecutable.sibling(named: "lector-tools", besideProgram: cli).path, "\(prefix)/libexec/lector/lector-tools")
         XCTAssertEqual(OwnExecutable.sibling(named: "lector-piper", besideProgram: daemon).path, "\(prefix)/libexec/lector/lector-piper")
         XCTAssertEqual(OwnExecutable.sibling(named: "lector", besideProgram: daemon).path, cli)
         XCTAssertEqual(OwnExecutable.sibling(named: "lectord", besideProgram: "\(build)/lector").path, "\(build)/lectord")

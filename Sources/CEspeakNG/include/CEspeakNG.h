@@ -1,4 +1,4 @@
-/* espeak-ng's API, reached at run time (dlopen), never linked: the CLI's start-up does not pay
+/* espeak-ng's API, reached at run time (dlopen), never linked: a program's start-up (lector-tools', the daemon's) does not pay
  * for libespeak-ng and what it pulls in (pcaudio, libpulse, ALSA: about 2 ms with libpulse)
  * unless a command speaks, and a missing library is an error a program reports. */
 #ifndef LECTOR_CESPEAKNG_H

@@ -1,4 +1,4 @@
-/* libpulse's API, reached at run time (dlopen), never linked: the CLI's start-up does not pay
+/* libpulse's API, reached at run time (dlopen), never linked: a program's start-up (lector-tools', the daemon's) does not pay
  * for libpulse and what it pulls in (sndfile, codecs, X11: about 2 ms) unless a command uses it,
  * and a missing library is an error a program reports, not one the loader refuses to start on. */
 #ifndef LECTOR_CPULSE_H
