@@ -291,7 +291,7 @@ public final class SpeechEngine: @unchecked Sendable {
         espeak_SetParameter(espeakPITCH, job.request.espeakPitch, 0)
         espeak_SetParameter(espeakVOLUME, job.request.espeakVolume, 0)
 
-        let input = guarded(job.request.text)
+        let input = guarded(job.request.text, voice: job.voice, ssml: job.request.ssml)
         let synthesis = Synthesis(id: job.id, mailbox: mailbox, sampleRate: sampleRate, text: input,
                                   delivery: job.delivery)
         currentSynthesis = synthesis
@@ -315,10 +315,11 @@ public final class SpeechEngine: @unchecked Sendable {
         return true
     }
 
-    /// Every text espeak-ng reads goes through here: 1.51 crashes on some characters
-    /// (`EspeakInputGuard`); each becomes a space, so offsets hold.
-    private func guarded(_ text: String) -> String {
-        guardsInput ? EspeakInputGuard.apply(text) : text
+    /// Every text espeak-ng reads goes through here: 1.51 crashes on some characters, which
+    /// depend on the voice (`EspeakInputGuard`); each becomes a space, so offsets hold. SSML can
+    /// change the language itself: it is guarded for every voice.
+    private func guarded(_ text: String, voice: Voice, ssml: Bool = false) -> String {
+        guardsInput ? EspeakInputGuard.apply(text, voice: ssml ? nil : voice.identifier) : text
     }
 
     private func runTrace(_ job: Job) -> String? {
@@ -328,7 +329,7 @@ public final class SpeechEngine: @unchecked Sendable {
         guard let file = open_memstream(&buffer, &size) else { return nil }
         espeak_SetPhonemeTrace(job.traceIPA ? espeakPHONEMES_IPA : espeakPHONEMES_SHOW, file)
         tracing = true
-        _ = guarded(job.request.text).withCString { text in
+        _ = guarded(job.request.text, voice: job.voice).withCString { text in
             espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
                          UInt32(espeakCHARS_UTF8) | (job.request.phonemeInput ? UInt32(espeakPHONEMES) : 0), nil, nil)
         }
@@ -343,7 +344,7 @@ public final class SpeechEngine: @unchecked Sendable {
         guard loadVoice(job.voice) else { return nil }
         let collector = PhonemeCollector()
         currentCollector = collector
-        let input = guarded(job.request.text)
+        let input = guarded(job.request.text, voice: job.voice)
         _ = input.withCString { text in
             espeak_Synth(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
                          UInt32(espeakCHARS_UTF8) | (job.request.phonemeInput ? UInt32(espeakPHONEMES) : 0), nil, nil)
@@ -387,7 +388,7 @@ public final class SpeechEngine: @unchecked Sendable {
         guard job.wanted() else { return true }
         guard loadVoice(job.voice) else { return true }
         while job.readings.count < job.texts.count {
-            job.readings.append(Self.phonemes(guarded(job.texts[job.readings.count])))
+            job.readings.append(Self.phonemes(guarded(job.texts[job.readings.count], voice: job.voice)))
             if DispatchTime.now().uptimeNanoseconds >= deadline { break }
         }
         return job.readings.count == job.texts.count

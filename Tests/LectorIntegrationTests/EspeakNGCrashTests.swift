@@ -34,6 +34,7 @@ final class EspeakNGCrashTests: XCTestCase {
             "\u{1180}",                                // an archaic Hangul vowel
             "\u{A3061}\u{A716}",                        // unassigned, then a modifier tone letter
             "Your code is \u{F0000}\u{E123}\u{10FFFD} and \u{D7B0}\u{0D4F}.",   // private use and more
+            "Room \u{0A66}, gate \u{0AE6}",         // Gurmukhi and Gujarati digits (the scan of every voice)
         ]
         for text in texts {
             let said = try session.run(LectorExecutable.path, ["say", "-w", text], timeout: 30)
