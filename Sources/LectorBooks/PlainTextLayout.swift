@@ -22,12 +22,23 @@ import LectorCore
 /// 6. No headings: one chapter titled like the book, or, past `splitAboveWords` words, parts of
 ///    about `partWords` words cut at paragraph ends, titled "Part 1", "Part 2", … so a listener can
 ///    skip around with next/previous track.
+/// 7. Size: a line runs at most `longestLine` bytes (a longer one is cut, at a sentence end where
+///    there is one, `lineCut`), a paragraph ends at its first line end past `longestParagraph`
+///    bytes, and a chapter past `longestChapter` bytes is read in parts of about `chapterPartBytes`
+///    ("CHAPTER I. (part 2 of 3)"). A chapter is laid out whole when it is read, so this bounds
+///    what reading one costs whatever the file: a 10-MB text with no line break is no 10-MB
+///    chapter. Books written as prose never come near these.
 ///
 /// The book title is the Markdown title heading, else the file name without its extension.
 struct PlainTextLayout: Sendable {
     static let partWords = 5000
     static let splitAboveWords = 7500
     static let leadingChapterMinimumWords = 20
+    /// About 11,000 words, an hour and a quarter read aloud.
+    static let longestLine = 64 << 10
+    static let longestParagraph = 64 << 10
+    static let longestChapter = 512 << 10
+    static let chapterPartBytes = 256 << 10
 
     /// One chapter: where its lines stand in the text, and what the rules over the whole text
     /// decided inside it, so that it can be laid out alone from its own lines (`document(of:…)`)
@@ -38,9 +49,10 @@ struct PlainTextLayout: Sendable {
         var utf8Range: Range<Int>
         /// Its first line's number (1-based) in the file.
         var firstLine: Int
-        /// The first line numbers of its blocks laid out as headings (a contents list's chapter
-        /// lines, demoted over the whole text, are not).
-        var headingLines: Set<Int>
+        /// Where its blocks laid out as headings start (UTF-8 offsets in the decoded text; a
+        /// contents list's chapter lines, demoted over the whole text, are not headings). Offsets,
+        /// not line numbers: the pieces of a line cut for length share its number.
+        var headingStarts: Set<Int>
         /// Where its speakable text starts in the whole text's (`SourceSpan.documentOffset`).
         var documentOffset: Int
         /// Its speakable text's length in Unicode scalars.
@@ -86,6 +98,7 @@ struct PlainTextLayout: Sendable {
         } else {
             starts = Self.parts(tallies, bookTitle: title)
         }
+        starts = Self.bounded(starts, blocks)
 
         // Where each block's text lands in the whole text: blocks with text, joined by a blank line.
         var offsets: [Int] = []
@@ -102,7 +115,7 @@ struct PlainTextLayout: Sendable {
             let first = (start.blockIndex..<end).first { tallies[$0].scalars > 0 }
             return ChapterSpan(
                 title: start.title, utf8Range: range, firstLine: blocks[start.blockIndex].lines[0].number,
-                headingLines: Set(blocks[start.blockIndex..<end].filter(\.isHeading).map { $0.lines[0].number }),
+                headingStarts: Set(blocks[start.blockIndex..<end].filter(\.isHeading).map(\.range.lowerBound)),
                 documentOffset: first.map { offsets[$0] } ?? 0,
                 scalarCount: own.reduce(0) { $0 + $1.scalars } + 2 * max(0, own.count - 1),
                 checksum: 0)
@@ -128,7 +141,7 @@ struct PlainTextLayout: Sendable {
         var recorder = recordsMarkup ? MarkupRecorder() : nil
         var headings: [DocumentHeading] = []
         for block in blocks {
-            let isHeading = chapter.headingLines.contains(block.lines[0].number)
+            let isHeading = chapter.headingStarts.contains(chapter.utf8Range.lowerBound + block.range.lowerBound)
             builder.endBlock(.paragraph)
             let start = builder.nextTextOffset
             recorder?.open(OutputElement(tag: isHeading ? "h2" : "p"), at: start)
@@ -254,6 +267,30 @@ struct PlainTextLayout: Sendable {
                 let rest = split(text, from: scanned)
                 if rest.utf8.count < text.utf8.count { pending = String(rest) }
             }
+            boundPending()
+        }
+
+        /// Hands on the unended line's pieces past `longestLine` as they are cut (`line` cuts the
+        /// same line the same way when it comes whole) and drops the blanks it opens with, which
+        /// are trimmed anyway: a file with no line ends is held a window at a time.
+        private mutating func boundPending() {
+            var rest = Substring(pending)
+            var offset = pendingOffset
+            func dropBlanks() {
+                let start = rest.unicodeScalars.firstIndex { !PlainTextLayout.isBlank($0) } ?? rest.endIndex
+                offset += rest.utf8.distance(from: rest.startIndex, to: start)
+                rest = rest[start...]
+            }
+            dropBlanks()
+            while let cut = PlainTextLayout.lineCut(rest) {
+                piece(rest[..<cut], offset: offset, isCut: true)
+                offset += rest.utf8.distance(from: rest.startIndex, to: cut)
+                rest = rest[cut...]
+                dropBlanks()
+            }
+            guard offset != pendingOffset else { return }
+            pending = String(rest)
+            pendingOffset = offset
         }
 
         mutating func finish() -> [PlainTextBlock] {
@@ -277,8 +314,22 @@ struct PlainTextLayout: Sendable {
             return Substring(utf8[rest...])
         }
 
+        /// One line, ended or the text's last: cut into pieces of at most `longestLine` bytes
+        /// (`lineCut`), which share its number.
         private mutating func line(_ raw: Substring, offset: Int) {
             defer { number += 1 }
+            var raw = raw, offset = offset
+            while let cut = PlainTextLayout.lineCut(raw) {
+                piece(raw[..<cut], offset: offset, isCut: true)
+                offset += raw.utf8.distance(from: raw.startIndex, to: cut)
+                raw = raw[cut...]
+            }
+            piece(raw, offset: offset, isCut: false)
+        }
+
+        /// A line, or a piece of one cut for length, which ends its paragraph; so does a line
+        /// ending past `longestParagraph` bytes of it.
+        private mutating func piece(_ raw: Substring, offset: Int, isCut: Bool) {
             let line = PlainTextLayout.trimmed(raw)
             guard !line.isEmpty else {
                 paragraph.flush(into: &blocks)
@@ -294,6 +345,7 @@ struct PlainTextLayout: Sendable {
                                              kind: .markdownHeading(level: heading.level), range: entry.range, tally: tally))
             } else {
                 paragraph.add(entry)
+                if isCut || paragraph.bytes >= PlainTextLayout.longestParagraph { paragraph.flush(into: &blocks) }
             }
         }
     }
@@ -309,6 +361,9 @@ struct PlainTextLayout: Sendable {
         var end = 0
         var first = PlainTextBlock.Tally()
         var rest = PlainTextBlock.Tally()
+
+        /// Its UTF-8 length so far, from its first line's start.
+        var bytes: Int { head.first.map { end - $0.range.lowerBound } ?? 0 }
 
         mutating func add(_ line: PlainTextBlock.Line) {
             if head.count < 3 { head.append(line) }
@@ -362,12 +417,59 @@ struct PlainTextLayout: Sendable {
     /// `trimmingCharacters(in: .whitespacesAndNewlines)` without the NSString round trip.
     static func trimmed(_ line: Substring) -> Substring {
         let scalars = line.unicodeScalars
-        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-            scalar.value < 0x80 ? (scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace
-        }
-        guard let first = scalars.firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = scalars.lastIndex(where: { !isSpace($0) })!
+        guard let first = scalars.firstIndex(where: { !isBlank($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !isBlank($0) })!
         return Substring(scalars[first...last])
+    }
+
+    /// What `trimmed` trims: white space and line ends.
+    static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x80 ? (scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value)) : scalar.properties.isWhitespace
+    }
+
+    /// Where a line (no line end in it) longer than `longestLine` bytes, counted from its first
+    /// non-blank, is cut, so that a file with no line breaks is no one paragraph: at the last
+    /// sentence end in its first `longestLine` bytes, else at the last blank, else between two
+    /// characters. Nil when it is short enough. What comes after the cut is judged the same
+    /// way from its own first non-blank, so pieces of a text and the text whole cut alike.
+    ///
+    ///     lineCut(String(repeating: "Word. ", count: 20_000)[...])   // after the last "Word." that fits
+    static func lineCut(_ line: Substring) -> Substring.Index? {
+        let scalars = line.unicodeScalars, utf8 = line.utf8
+        guard let start = scalars.firstIndex(where: { !isBlank($0) }),
+              utf8.distance(from: start, to: utf8.endIndex) > longestLine else { return nil }
+        var end = utf8.index(start, offsetBy: longestLine)
+        while end > start, utf8[end] & 0xC0 == 0x80 { utf8.formIndex(before: &end) }
+        var lastBlank: Substring.Index?
+        var index = end
+        while index > start {
+            let after = index
+            scalars.formIndex(before: &index)
+            let scalar = scalars[index]
+            if "。！？".unicodeScalars.contains(scalar) { return after }
+            guard isBlank(scalar) else { continue }
+            if lastBlank == nil { lastBlank = index }
+            var before = index
+            while before > start {
+                scalars.formIndex(before: &before)
+                let mark = scalars[before]
+                if "\"')]»”’".unicodeScalars.contains(mark) { continue }
+                if ".!?…".unicodeScalars.contains(mark) { return index }
+                break
+            }
+        }
+        if let lastBlank { return lastBlank }
+        // No blank at all: between two characters, not before a mark that joins the one before.
+        var cut = end
+        while cut > start, Self.joinsPrevious(scalars[cut]) { scalars.formIndex(before: &cut) }
+        return cut > start ? cut : end
+    }
+
+    private static func joinsPrevious(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return scalar.properties.isGraphemeExtend || scalar.value == 0x200D || scalar.properties.isVariationSelector
+        }
     }
 
     /// `## Chapter 2 ##` → (2, "Chapter 2"); `#hashtag` is no heading.
@@ -461,6 +563,33 @@ struct PlainTextLayout: Sendable {
             }
         }
         return parts
+    }
+
+    /// Rule 7: chapters past `longestChapter` bytes cut into parts of at least
+    /// `chapterPartBytes`, at block ends, the last at least half that.
+    private static func bounded(_ starts: [(blockIndex: Int, title: String)], _ blocks: [PlainTextBlock])
+        -> [(blockIndex: Int, title: String)] {
+        var bounded: [(blockIndex: Int, title: String)] = []
+        for (position, start) in starts.enumerated() {
+            let end = position + 1 < starts.count ? starts[position + 1].blockIndex : blocks.count
+            let upper = blocks[end - 1].range.upperBound
+            guard upper - blocks[start.blockIndex].range.lowerBound > longestChapter else {
+                bounded.append(start)
+                continue
+            }
+            var cuts = [start.blockIndex]
+            var partStart = blocks[start.blockIndex].range.lowerBound
+            for index in (start.blockIndex + 1)..<end {
+                let lower = blocks[index].range.lowerBound
+                guard lower - partStart >= chapterPartBytes, upper - lower >= chapterPartBytes / 2 else { continue }
+                cuts.append(index)
+                partStart = lower
+            }
+            bounded += cuts.enumerated().map { part, blockIndex in
+                (blockIndex, cuts.count > 1 ? "\(start.title) (part \(part + 1) of \(cuts.count))" : start.title)
+            }
+        }
+        return bounded
     }
 
     private static func shortened(_ line: String) -> String {

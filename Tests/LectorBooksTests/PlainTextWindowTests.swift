@@ -127,6 +127,87 @@ final class PlainTextWindowTests: XCTestCase {
         }
     }
 
+    /// Texts past the size rules (a line with no end, one with no blank, marks that must stay
+    /// with their letter, sentences with no space after them, a paragraph of many lines, blanks
+    /// before a long line) cut the same whether they come whole or in pieces.
+    func testLongLinesAndParagraphsAreCutAlikeWholeAndInPieces() throws {
+        let texts = [
+            String(repeating: "It rained. ", count: 20_000),
+            String(repeating: "word ", count: 40_000) + "\n\nNext.",
+            String(repeating: "e\u{301}", count: 50_000),
+            String(repeating: "雨が降った。", count: 8_000),
+            String(repeating: "A line of verse\n", count: 9_000),
+            String(repeating: " ", count: 100_000) + String(repeating: "“Go!” he said. ", count: 8_000),
+            "# " + String(repeating: "Heading words ", count: 6_000) + "\n\n## Chapter 1\n\nText.",
+        ]
+        for text in texts {
+            let whole = PlainTextLayout(text: text, fallbackTitle: "fallback")
+            let scalars = Array(text.unicodeScalars)
+            for size in [1, 7, 4096, 65_537, 1 << 20] where size == 1 ? scalars.count < 150_000 : true {
+                var scanner = PlainTextLayout.Scanner()
+                var start = 0
+                while start < scalars.count {
+                    var piece = String.UnicodeScalarView()
+                    piece.append(contentsOf: scalars[start..<min(start + size, scalars.count)])
+                    scanner.add(Substring(String(piece)))
+                    start += size
+                }
+                let pieces = PlainTextLayout(blocks: scanner.finish(), fallbackTitle: "fallback")
+                XCTAssertEqual(pieces.chapters, whole.chapters.map { var chapter = $0; chapter.checksum = 0; return chapter },
+                               "\(text.prefix(20).debugDescription) in pieces of \(size)")
+            }
+        }
+    }
+
+    /// A 1.5-MB text with no line break, and a chapter of 1.2 MB under one heading: no chapter is
+    /// laid out from more than `longestChapter` bytes, lines are cut at sentence ends, every word
+    /// is read once and whole, and each chapter's text is as long as the outline said.
+    func testNoChapterGrowsWithTheFile() throws {
+        let sentence = "The clocks were striking thirteen. "
+        let line = String(repeating: sentence, count: 45_000)
+        var novel = "CHAPTER 1\n\n"
+        while novel.utf8.count < 1_200_000 { novel += String(repeating: "It was a bright cold day in April. ", count: 40) + "\n\n" }
+        novel += "CHAPTER 2\n\nThe end.\n"
+        for (name, text) in [("one-line.txt", line), ("one-chapter.txt", novel)] {
+            let outline = try BookReader.open(try directory.file(name, text))
+            let source = try XCTUnwrap(outline.source as? PlainTextChapterSource)
+            XCTAssertGreaterThan(source.chapters.count, 2, name)
+            var words: [Substring] = []
+            for (entry, span) in zip(outline.chapters, source.chapters) {
+                XCTAssertLessThanOrEqual(span.utf8Range.count, PlainTextLayout.longestChapter, "\(name): \(entry.title)")
+                let chapter = try outline.loadChapter(entry.index)
+                XCTAssertEqual(chapter.text.unicodeScalars.count, entry.scalarCount, "\(name): \(entry.title)")
+                words += chapter.text.split(whereSeparator: \.isWhitespace)
+                if name == "one-line.txt" {
+                    XCTAssertTrue(chapter.text.hasSuffix("thirteen."), "\(entry.title) ends at a sentence end")
+                    XCTAssertTrue(chapter.text.split(separator: "\n\n").allSatisfy { $0.hasSuffix("thirteen.") },
+                                  "\(entry.title): every cut at a sentence end")
+                }
+            }
+            let expected = text.split(whereSeparator: \.isWhitespace)
+            XCTAssertEqual(words.count, expected.count, name)
+            XCTAssertTrue(words == expected, "\(name): every word once and whole")
+        }
+        let parts = try BookReader.open(try directory.file("one-chapter.txt", novel)).chapters.map(\.title)
+        XCTAssertEqual(parts.first, "CHAPTER 1 (part 1 of \(parts.count - 1))")
+        XCTAssertEqual(parts.last, "CHAPTER 2")
+        let first = try BookReader.open(try directory.file("one-chapter.txt", novel)).loadChapter(1).text
+        XCTAssertFalse(first.hasPrefix("CHAPTER"), "a part after the first has no heading of its own")
+    }
+
+    /// A Markdown heading cut for length: its second piece shares its line number but is a
+    /// paragraph, on the page too.
+    func testAHeadingCutForLengthLeavesItsRestAParagraph() throws {
+        let text = "# " + String(repeating: "Heading words ", count: 6_000) + "\n\nText."
+        let outline = try BookReader.open(try directory.file("heading.txt", text))
+        for entry in outline.chapters {
+            XCTAssertEqual(try outline.loadChapter(entry.index).text.unicodeScalars.count, entry.scalarCount)
+        }
+        let markup = try outline.source.chapterMarkup(at: 0, title: outline.chapters[0].title)
+        let html = markup.html
+        XCTAssertEqual(html.components(separatedBy: "<h2").count - 1, 1, html.prefix(200).description)
+    }
+
     /// Offsets and line numbers as the text has them, whatever the pieces (an empty one too):
     /// fixed figures, not the whole text's layout, which goes through the same scanner.
     func testTheScannersOffsetsAndLineNumbersAreTheTexts() {
@@ -163,7 +244,9 @@ final class PlainTextWindowTests: XCTestCase {
             let outline = try BookReader.open(url)
             let whole = PlainTextLayout(text: String(decoding: bytes, as: UTF8.self), fallbackTitle: "pieces-\(mark.count)")
             XCTAssertEqual(outline.chapters.map(\.title), whole.chapters.map(\.title))
-            XCTAssertEqual(outline.chapters.map(\.title), ["CHAPTER I.", "CHAPTER II. The Second"])
+            // Chapter I, past a MiB, is read in parts (rule 7).
+            XCTAssertEqual(outline.chapters.first?.title, "CHAPTER I. (part 1 of \(outline.chapters.count - 1))")
+            XCTAssertEqual(outline.chapters.last?.title, "CHAPTER II. The Second")
             let source = try XCTUnwrap(outline.source as? PlainTextChapterSource)
             XCTAssertEqual(source.chapters, whole.chapters, "offsets and checksums as if read whole")
             for entry in outline.chapters {
