@@ -73,7 +73,7 @@ enum ChapterTextAssembler {
     }
 
     static func chapter(index: Int, title: String, pieces: [Piece]) -> Chapter {
-        var scalars: [Unicode.Scalar] = []
+        var scalars = ScalarStore()
         var spans: [SourceSpan] = []
         var languages: [LanguageRun] = []
         var phonemeRuns: [PhonemeRun] = []
@@ -91,7 +91,7 @@ enum ChapterTextAssembler {
             if !scalars.isEmpty { scalars.append(contentsOf: ["\n", "\n"]) }
             scalars.append(contentsOf: leadScalars(pieces[placement.piece]))
             let base = scalars.count
-            document.scalars.append(range, to: &scalars)
+            scalars.append(range, of: document.scalars)
             var segmentIndex = firstSegment(endingAfter: range.lowerBound, in: document.segments)
             while segmentIndex < document.segments.count {
                 let segment = document.segments[segmentIndex]
@@ -126,7 +126,7 @@ enum ChapterTextAssembler {
 
     /// The scalars as a String in one allocation of its exact UTF-8 size (appending to a
     /// String grows it by doubling: old and new copy at once, for a chapter the size of a file).
-    static func string(of scalars: [Unicode.Scalar]) -> String {
+    static func string(of scalars: ScalarStore) -> String {
         let size = scalars.reduce(0) { $0 + UTF8.width($1) }
         return String(unsafeUninitializedCapacity: size) { buffer in
             var written = 0
@@ -142,7 +142,7 @@ enum ChapterTextAssembler {
 
     /// What a chapter with no text of its own speaks: its title (whitespace collapsed), and
     /// where in that the title's run is.
-    static func spokenTitle(_ title: String) -> (scalars: [Unicode.Scalar], run: Range<Int>?) {
+    static func spokenTitle(_ title: String) -> (scalars: ScalarStore, run: Range<Int>?) {
         var builder = SpeakableTextBuilder()
         let run = builder.append(title, origin: { .init(elementPath: nil, line: 0) })
         builder.finish()

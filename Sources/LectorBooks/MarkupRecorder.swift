@@ -1,3 +1,5 @@
+import LectorCore
+
 /// Writes a document's `DocumentMarkup` while its speakable text is built: the extractor (or the
 /// plain-text layout) says what it opens, closes, speaks and leaves out, with the text position
 /// it is at, and the recorder keeps the events balanced and in order.
@@ -72,7 +74,7 @@ struct MarkupRecorder {
     }
 
     /// A run `SpeakableTextBuilder.append` reported (nil when it added nothing).
-    mutating func spoken(_ run: Range<Int>?, in scalars: [Unicode.Scalar]) {
+    mutating func spoken(_ run: Range<Int>?, in scalars: ScalarStore) {
         guard let run else { return }
         if !anchorSinceLastRun, let last = markup.events.last, case .spoken(let previous) = last.content,
            previous.upperBound == lastRunEnd,

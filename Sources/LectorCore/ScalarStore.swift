@@ -10,12 +10,22 @@
 /// store.count                        // 5
 /// ```
 public struct ScalarStore: RandomAccessCollection, Sendable, Equatable {
-    /// Bytes a scalar: 1 (Latin-1), 2 (BMP) or 4; one of the arrays holds the text.
-    public let width: Int
+    /// Bytes a scalar: 1 (Latin-1), 2 (BMP) or 4, the least the widest scalar needs (appending
+    /// a wider one widens the store); one of the arrays holds the text.
+    public private(set) var width: Int
     // Inlinable access: parsers in other modules read documents scalar by scalar.
-    @usableFromInline let latin1: [UInt8]
-    @usableFromInline let bmp: [UInt16]
-    @usableFromInline let full: [Unicode.Scalar]
+    @usableFromInline private(set) var latin1: [UInt8]
+    @usableFromInline private(set) var bmp: [UInt16]
+    @usableFromInline private(set) var full: [Unicode.Scalar]
+
+    /// An empty store to append to (a document's text while it is parsed): 1 byte a scalar
+    /// until a wider one comes.
+    public init() {
+        width = 1
+        latin1 = []
+        bmp = []
+        full = []
+    }
 
     public init(_ text: String) {
         var widest: UInt32 = 0
@@ -87,6 +97,60 @@ public struct ScalarStore: RandomAccessCollection, Sendable, Equatable {
         case 2: array.append(contentsOf: bmp[range].lazy.map { Unicode.Scalar(UInt32($0)).unsafelyUnwrapped })
         default: array.append(contentsOf: full[range])
         }
+    }
+
+    /// Room for `count` scalars at the present width.
+    public mutating func reserveCapacity(_ count: Int) {
+        switch width {
+        case 1: latin1.reserveCapacity(count)
+        case 2: bmp.reserveCapacity(count)
+        default: full.reserveCapacity(count)
+        }
+    }
+
+    public mutating func append(_ scalar: Unicode.Scalar) {
+        let needed = scalar.value <= 0xFF ? 1 : scalar.value <= 0xFFFF ? 2 : 4
+        if needed > width { widen(to: needed) }
+        switch width {
+        case 1: latin1.append(UInt8(truncatingIfNeeded: scalar.value))
+        case 2: bmp.append(UInt16(truncatingIfNeeded: scalar.value))
+        default: full.append(scalar)
+        }
+    }
+
+    public mutating func append<Scalars: Sequence<Unicode.Scalar>>(contentsOf scalars: Scalars) {
+        for scalar in scalars { append(scalar) }
+    }
+
+    /// Appends `other`'s scalars in `range`, a run at a time (a chapter assembled from its
+    /// documents).
+    public mutating func append(_ range: Range<Int>, of other: ScalarStore) {
+        if other.width > width { widen(to: other.width) }
+        switch (width, other.width) {
+        case (1, _): latin1.append(contentsOf: other.latin1[range])
+        case (2, 1): bmp.append(contentsOf: other.latin1[range].lazy.map { UInt16($0) })
+        case (2, _): bmp.append(contentsOf: other.bmp[range])
+        default: other.append(range, to: &full)
+        }
+    }
+
+    /// Moves the text to a wider array, keeping the room reserved so far.
+    private mutating func widen(to newWidth: Int) {
+        let capacity = Swift.max(latin1.capacity, bmp.capacity, full.capacity)
+        if newWidth == 2 {
+            var wider: [UInt16] = []
+            wider.reserveCapacity(capacity)
+            wider.append(contentsOf: latin1.lazy.map { UInt16($0) })
+            bmp = wider
+        } else {
+            var wider: [Unicode.Scalar] = []
+            wider.reserveCapacity(capacity)
+            append(0..<count, to: &wider)
+            full = wider
+            bmp = []
+        }
+        latin1 = []
+        width = newWidth
     }
 
     /// The scalars of `range` as the array slice the engine-text preparation takes.

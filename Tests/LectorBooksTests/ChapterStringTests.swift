@@ -1,4 +1,5 @@
 @testable import LectorBooks
+import LectorCore
 import XCTest
 
 /// A chapter's text is made from its scalars in one allocation of its UTF-8 size: every width of
@@ -6,8 +7,7 @@ import XCTest
 final class ChapterStringTests: XCTestCase {
     func testScalarsOfEveryWidthBecomeTheSameString() {
         for text in ["", "plain", "Café — “quoted” ’s", "𝔘 and 😀 and \u{0}", String(repeating: "ab€𝔘\n", count: 10_000)] {
-            let scalars = Array(text.unicodeScalars)
-            let made = ChapterTextAssembler.string(of: scalars)
+            let made = ChapterTextAssembler.string(of: ScalarStore(text))
             XCTAssertEqual(made, text)
             XCTAssertEqual(made.utf8.count, text.utf8.count)
         }
