@@ -13,7 +13,18 @@ public struct MessageReader {
         owner = owned ? Owner(message) : nil
     }
 
-    public func readString() throws -> String {
+    /// Longest string any method of the daemon takes: Speak's text, 64 KiB. A longer one is
+    /// refused before it is copied out of the message, so a 10-MB argument costs the message
+    /// alone (the copy, and what a handler made of it, cost up to eight times its size).
+    public static let longestString = 65_536
+
+    /// A string argument of at most `limit` bytes; a longer one throws `tooLong(its length)`.
+    ///
+    /// ```swift
+    /// let text = try reader.readString(atMost: SpeechRequest.maximumTextBytes, tooLong: SpeechRequest.tooLong)
+    /// ```
+    public func readString(atMost limit: Int = longestString,
+                           tooLong: (Int) -> any Error = MessageReader.stringTooLong) throws -> String {
         var value: UnsafePointer<CChar>?
         let r = sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &value)
         if r == -EBADMSG {
@@ -21,7 +32,19 @@ public struct MessageReader {
                                               + "or a NUL, which D-Bus refuses: remove it")
         }
         try check(r, "s")
-        return String(cString: value!)
+        return try bounded(value!, limit, tooLong)
+    }
+
+    public static func stringTooLong(_ bytes: Int) -> any Error {
+        LectorError.invalidArgument("a string argument is \(bytes) bytes; no argument of Lector's methods is longer "
+                                    + "than \(longestString) bytes")
+    }
+
+    /// The C string as a String, once its length is known to be within `limit`.
+    private func bounded(_ value: UnsafePointer<CChar>, _ limit: Int, _ tooLong: (Int) -> any Error) throws -> String {
+        let length = strlen(value)
+        guard length <= limit else { throw tooLong(length) }
+        return String(cString: value)
     }
 
     public func readUInt64() throws -> UInt64 { try basic("t", UInt64(0)) }
@@ -31,7 +54,7 @@ public struct MessageReader {
     public func readObjectPath() throws -> String {
         var value: UnsafePointer<CChar>?
         try check(sd_bus_message_read_basic(message, CChar(UInt8(ascii: "o")), &value), "o")
-        return String(cString: value!)
+        return try bounded(value!, Self.longestString, Self.stringTooLong)
     }
 
     /// `ao`
@@ -48,7 +71,7 @@ public struct MessageReader {
             let r = sd_bus_message_read_basic(message, CChar(type.asciiValue!), &value)
             try check(r, String(type))
             if r == 0 { break }
-            items.append(String(cString: value!))
+            items.append(try bounded(value!, Self.longestString, Self.stringTooLong))
         }
         try check(sd_bus_message_exit_container(message), "a\(type)")
         return items

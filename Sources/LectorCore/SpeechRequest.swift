@@ -84,12 +84,15 @@ public struct SpeechRequest: Equatable, Sendable {
     public var espeakVolume: Int32 { Int32((100 * volume).rounded()) }
 
     static func validate(text: String) throws {
-        if text.utf8.count > maximumTextBytes {
-            throw LectorError(.textTooLong, "text is \(text.utf8.count) bytes; the limit is \(maximumTextBytes) bytes (split it, or open it as a book)")
-        }
+        if text.utf8.count > maximumTextBytes { throw tooLong(bytes: text.utf8.count) }
         if text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
             throw LectorError.invalidArgument("text is empty: there is nothing to speak")
         }
+    }
+
+    /// TextTooLong for a text of `bytes` bytes (the bus refuses one this long before reading it).
+    public static func tooLong(bytes: Int) -> LectorError {
+        LectorError(.textTooLong, "text is \(bytes) bytes; the limit is \(maximumTextBytes) bytes (split it, or open it as a book)")
     }
 
     /// Decodes text that arrived as bytes (stdin, a file), refusing invalid UTF-8 with the offset

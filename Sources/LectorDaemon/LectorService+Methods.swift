@@ -26,7 +26,7 @@ extension LectorService {
 
     /// `Speak(s text, a{sv} options) -> t id`: the id is replied before any signal about it.
     func speak(_ call: MethodCall) throws -> MethodResult {
-        let text = try call.reader.readString()
+        let text = try call.reader.readString(atMost: SpeechRequest.maximumTextBytes, tooLong: SpeechRequest.tooLong(bytes:))
         let options = try call.reader.readOptions()
         try announcer.speak(text: text, options: options, sender: call.sender, ready: {
             if case .unavailable(let reason) = soundServer.state {

@@ -216,8 +216,17 @@ final class Library {
         }
     }
 
+    /// Longest URI that can name a file: a path Linux opens is at most 4,096 bytes (PATH_MAX),
+    /// each written as `%XX` at worst, after `file://` and a host name. Longer ones are refused
+    /// before they are parsed: URL parsing took eight times a 6-MB string's size.
+    static let longestURI = 3 * 4096 + 512
+
     /// `file://` URIs only; anything else is refused before any work is done.
     static func fileURL(from uri: String) throws -> URL {
+        guard uri.utf8.count <= longestURI else {
+            throw LectorError.invalidArgument("the URI is \(uri.utf8.count) bytes, longer than any file's path can be "
+                                              + "(\(longestURI) at most): pass the book's own file:// URI or path")
+        }
         if uri.hasPrefix("/") { return URL(fileURLWithPath: uri) }
         guard let url = URL(string: uri), url.scheme?.lowercased() == "file" else {
             throw LectorError.invalidArgument("only file:// URIs (or absolute paths) can be opened, got \"\(BusText.capped(uri))\"")

@@ -21,6 +21,45 @@ final class BusLimitTests: XCTestCase {
         print("error", error.get_dbus_name(), error.get_dbus_message())
     """
 
+    private static let hugeArguments = """
+    import sys, dbus
+    bus = dbus.SessionBus()
+    lector = dbus.Interface(bus.get_object("io.github.lector.Lector1", "/io/github/lector/Lector1"), sys.argv[1])
+    huge = "\\u8a9e" * int(sys.argv[3])
+    try:
+        if sys.argv[2] == "Speak":
+            lector.Speak(huge, dbus.Dictionary({}, signature="sv"), timeout=60)
+        else:
+            lector.Open(huge, dbus.Dictionary({}, signature="sv"), timeout=60)
+        print("accepted")
+    except dbus.DBusException as error:
+        print("error", error.get_dbus_name(), error.get_dbus_message())
+    """
+
+    /// A string argument of megabytes is refused by name before it is copied out of the message
+    /// (Speak's text past 64 KiB, an Open URI longer than any path), so it costs the daemon the
+    /// message and no more: a 6.5-MB URI took 50 MB in URL parsing, a 10-MB text twice its size.
+    func testMegabyteArgumentsAreRefusedBeforeTheyCostMoreThanTheMessage() throws {
+        let fixture = try PlayerFixture()
+        defer { fixture.shutdown() }
+        let file = fixture.session.directory.appendingPathComponent("huge.py")
+        try Self.hugeArguments.write(to: file, atomically: true, encoding: .utf8)
+        let pid = fixture.daemon.pid
+        // 2,200,000 three-byte characters: 6.6 MB.
+        for (interface, member, error, says) in [("io.github.lector.Lector1", "Speak", "TextTooLong", "the limit is 65536 bytes"),
+                                                 ("io.github.lector.Narrator1", "Open", "InvalidArgument", "longer than")] {
+            let before = try XCTUnwrap(ProcessProbe.peakResidentKiB(pid))
+            let result = try fixture.session.run(Self.python, ["-I", file.path, interface, member, "2200000"], timeout: 90)
+            XCTAssertTrue(result.stdout.contains("error io.github.lector.Error.\(error)"), "\(member): \(result)")
+            XCTAssertTrue(result.stdout.contains(says), "\(member): \(result)")
+            let grown = try XCTUnwrap(ProcessProbe.peakResidentKiB(pid)) - before
+            print("\(member) with a 6.6-MB argument: VmHWM grew \(grown) kB")
+            XCTAssertLessThan(grown, 6_600 * 3 / 2, "\(member)'s 6.6-MB argument cost more than its message")
+        }
+        XCTAssertTrue(fixture.daemon.isRunning, "the daemon died\n\(fixture.daemon.output)")
+        XCTAssertTrue(try fixture.session.busNameHasOwner(PlayerFixture.mprisName), "the daemon lost its bus name")
+    }
+
     func testGetTracksMetadataTooLargeForTheBusIsANamedErrorAndTheDaemonGoesOn() throws {
         let book = try BookFixtures.require(BookFixtures.wasteland)
         let fixture = try PlayerFixture()
