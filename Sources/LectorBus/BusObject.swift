@@ -243,7 +243,7 @@ public struct MethodCall {
     init(_ message: OpaquePointer, bus: Bus?) {
         self.message = message
         self.bus = bus
-        reader = MessageReader(message)
+        reader = MessageReader(message, longestString: MessageReader.longestArgument)
     }
 
     /// Answer later (return `.answered`): the reply holds the call until it is sent.
@@ -299,7 +299,7 @@ private final class MemberBox {
 
     /// Held like a method's signals: a new Volume rewritten on the stream leaves first.
     func set(_ value: OpaquePointer, _ busError: UnsafeMutablePointer<sd_bus_error>?) -> Int32 {
-        let set = { Self.answer(busError) { try self.member.setter!(MessageReader(value)) } }
+        let set = { Self.answer(busError) { try self.member.setter!(MessageReader(value, longestString: MessageReader.longestArgument)) } }
         return bus?.answering(set) ?? set()
     }
 

@@ -7,23 +7,28 @@ import LectorCore
 public struct MessageReader {
     public let message: OpaquePointer
     private let owner: Owner?
+    /// Longest string read without `atMost`: `longestArgument` for what clients send the
+    /// daemon (method arguments, property values), no limit for replies and signals it reads.
+    public let longestString: Int
 
-    public init(_ message: OpaquePointer, owned: Bool = false) {
+    public init(_ message: OpaquePointer, owned: Bool = false, longestString: Int = .max) {
         self.message = message
         owner = owned ? Owner(message) : nil
+        self.longestString = longestString
     }
 
-    /// Longest string any method of the daemon takes: Speak's text, 64 KiB. A longer one is
-    /// refused before it is copied out of the message, so a 10-MB argument costs the message
-    /// alone (the copy, and what a handler made of it, cost up to eight times its size).
-    public static let longestString = 65_536
+    /// Longest string argument any method or property of the daemon takes: Speak's text, 64 KiB.
+    /// A longer one is refused before it is copied out of the message, so a 10-MB argument costs
+    /// the message alone (the copy, and what a handler made of it, cost up to eight times its size).
+    public static let longestArgument = 65_536
 
-    /// A string argument of at most `limit` bytes; a longer one throws `tooLong(its length)`.
+    /// A string of at most `limit` bytes (`longestString` if not given); a longer one throws
+    /// `tooLong(its length)`.
     ///
     /// ```swift
     /// let text = try reader.readString(atMost: SpeechRequest.maximumTextBytes, tooLong: SpeechRequest.tooLong)
     /// ```
-    public func readString(atMost limit: Int = longestString,
+    public func readString(atMost limit: Int? = nil,
                            tooLong: (Int) -> any Error = MessageReader.stringTooLong) throws -> String {
         var value: UnsafePointer<CChar>?
         let r = sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &value)
@@ -32,12 +37,12 @@ public struct MessageReader {
                                               + "or a NUL, which D-Bus refuses: remove it")
         }
         try check(r, "s")
-        return try bounded(value!, limit, tooLong)
+        return try bounded(value!, limit ?? longestString, tooLong)
     }
 
     public static func stringTooLong(_ bytes: Int) -> any Error {
         LectorError.invalidArgument("a string argument is \(bytes) bytes; no argument of Lector's methods is longer "
-                                    + "than \(longestString) bytes")
+                                    + "than \(longestArgument) bytes")
     }
 
     /// The C string as a String, once its length is known to be within `limit`.
@@ -54,7 +59,7 @@ public struct MessageReader {
     public func readObjectPath() throws -> String {
         var value: UnsafePointer<CChar>?
         try check(sd_bus_message_read_basic(message, CChar(UInt8(ascii: "o")), &value), "o")
-        return try bounded(value!, Self.longestString, Self.stringTooLong)
+        return try bounded(value!, longestString, Self.stringTooLong)
     }
 
     /// `ao`
@@ -62,6 +67,19 @@ public struct MessageReader {
 
     /// `as`
     public func readStrings() throws -> [String] { try readArray(of: "s") }
+
+    /// `ao`, each path handed to `body` as it is read: a list of any length is never held whole.
+    public func forEachObjectPath(_ body: (String) throws -> Void) throws {
+        try check(sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "o"), "ao")
+        while true {
+            var value: UnsafePointer<CChar>?
+            let r = sd_bus_message_read_basic(message, CChar(UInt8(ascii: "o")), &value)
+            try check(r, "o")
+            if r == 0 { break }
+            try body(try bounded(value!, longestString, Self.stringTooLong))
+        }
+        try check(sd_bus_message_exit_container(message), "ao")
+    }
 
     private func readArray(of type: Character) throws -> [String] {
         try check(sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), String(type)), "a\(type)")
@@ -71,7 +89,7 @@ public struct MessageReader {
             let r = sd_bus_message_read_basic(message, CChar(type.asciiValue!), &value)
             try check(r, String(type))
             if r == 0 { break }
-            items.append(try bounded(value!, Self.longestString, Self.stringTooLong))
+            items.append(try bounded(value!, longestString, Self.stringTooLong))
         }
         try check(sd_bus_message_exit_container(message), "a\(type)")
         return items

@@ -103,5 +103,8 @@ public final class MessageBudget {
 /// A message would have grown past its budget; nothing was sent.
 public struct MessageTooLarge: Error, CustomStringConvertible {
     public let limit: Int
-    public var description: String { "the message would be larger than \(limit >> 20) MiB, more than the bus carries" }
+    public var description: String {
+        "the message would be larger than \(limit >> 20) MiB"
+            + (limit >= MessageBudget.defaultBytes ? ", more than the bus carries" : ", more than Lector answers at once")
+    }
 }

@@ -13,8 +13,8 @@ public enum MethodReply {
         defer { sd_bus_message_unref(reply) }
         do {
             try build(MessageWriter(reply))
-        } catch is MessageTooLarge {
-            return sendError(to: call, named(MessageTooLarge(limit: MessageBudget.defaultBytes))) < 0 ? -EINVAL : 1
+        } catch let error as MessageTooLarge {
+            return sendError(to: call, named(error)) < 0 ? -EINVAL : 1
         } catch let error as LectorError {
             return sendError(to: call, error) < 0 ? -EINVAL : 1
         } catch let error as SystemError {

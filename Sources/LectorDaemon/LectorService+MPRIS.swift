@@ -160,12 +160,18 @@ extension LectorService {
         return .done
     }
 
+    /// Most metadata one GetTracksMetadata answers: every track of a book of 10,000 chapters.
+    /// Ids are read as their metadata is written, so a client asking for hundreds of thousands
+    /// (the same ones over and over) costs its own message and this, not a list of them and a
+    /// reply the bus's size (the fuzz took the daemon 50 MB higher that way).
+    static let tracksMetadataBytes = 4 << 20
+
     func tracksMetadata(_ call: MethodCall) throws -> MethodResult {
-        let ids = try call.reader.readObjectPaths()
-        return .values { [self] writer in
+        .values { [self] reply in
+            let writer = MessageWriter(reply.message, budget: MessageBudget(limit: Self.tracksMetadataBytes))
             try writer.container("a", "a{sv}") {
-                for id in ids {
-                    guard let chapter = narrator.book?.chapter(ofTrackID: id) else { continue }
+                try call.reader.forEachObjectPath { id in
+                    guard let chapter = narrator.book?.chapter(ofTrackID: id) else { return }
                     try writer.container("a", "{sv}") { try writeMetadata(writer, chapter: chapter) }
                 }
             }

@@ -202,7 +202,7 @@ final class NotificationReader {
     private func overheard(_ message: MessageReader) {
         guard reads,
               let app = try? message.readString(), (try? message.readUInt32()) != nil, (try? message.readString()) != nil,
-              let summary = try? message.readString(atMost: .max), let body = try? message.readString(atMost: .max) else { return }
+              let summary = try? message.readString(), let body = try? message.readString() else { return }
         var now = time(nil)
         var local = tm()
         localtime_r(&now, &local)

@@ -74,10 +74,16 @@ final class BusLimitTests: XCTestCase {
         // A few thousand ids are answered in full ...
         let small = try fixture.session.run(Self.python, ["-I", file.path, String(track), "5000"], timeout: 60)
         XCTAssertTrue(small.stdout.contains("answered 5000"), "\(small)")
-        // ... 200,000 (about 70 MB of metadata) are refused by name, not sent.
+        // ... 200,000 (about 70 MB of metadata) are refused by name, not sent, and cost the daemon
+        // their 9-MB message and the 4 MiB it answers at most, not a list of them and a reply the
+        // bus's size (50 MB more).
+        let before = try XCTUnwrap(ProcessProbe.peakResidentKiB(fixture.daemon.pid))
         let large = try fixture.session.run(Self.python, ["-I", file.path, String(track), "200000"], timeout: 90)
         XCTAssertTrue(large.stdout.contains("error io.github.lector.Error.ReplyTooLarge"), "\(large)\(fixture.context)")
         XCTAssertTrue(large.stdout.contains("ask for less"), "the message says what to change: \(large)")
+        let grown = try XCTUnwrap(ProcessProbe.peakResidentKiB(fixture.daemon.pid)) - before
+        print("GetTracksMetadata of 200,000 ids: VmHWM grew \(grown) kB")
+        XCTAssertLessThan(grown, 20 * 1024, "200,000 ids cost more than their message and 4 MiB of answer")
 
         XCTAssertTrue(fixture.daemon.isRunning, "the daemon died\n\(fixture.daemon.output)")
         XCTAssertTrue(try fixture.session.busNameHasOwner(PlayerFixture.mprisName), "the daemon lost its bus name")
