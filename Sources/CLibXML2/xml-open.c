@@ -17,6 +17,10 @@
       (c, b, s, u, e, o)) \
     R(htmlDocPtr, htmlCtxtReadMemory, (htmlParserCtxtPtr c, const char *b, int s, const char *u, const char *e, int o), \
       (c, b, s, u, e, o)) \
+    R(xmlDocPtr, xmlCtxtReadIO, (xmlParserCtxtPtr c, xmlInputReadCallback r, xmlInputCloseCallback x, void *i, \
+                                 const char *u, const char *e, int o), (c, r, x, i, u, e, o)) \
+    R(htmlDocPtr, htmlCtxtReadIO, (htmlParserCtxtPtr c, xmlInputReadCallback r, xmlInputCloseCallback x, void *i, \
+                                   const char *u, const char *e, int o), (c, r, x, i, u, e, o)) \
     V(xmlFreeDoc, (xmlDocPtr d), (d)) \
     V(xmlStopParser, (xmlParserCtxtPtr c), (c)) \
     R(long, xmlByteConsumed, (xmlParserCtxtPtr c), (c)) \

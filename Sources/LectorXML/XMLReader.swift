@@ -52,19 +52,22 @@ public enum XMLReader {
         defer { if isHTML { htmlFreeParserCtxt(context) } else { xmlFreeParserCtxt(context) } }
         context.pointee.sax.pointee = guarded(handler)
         context.pointee._private = Unmanaged.passUnretained(session).toOpaque()
-        let start = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
-        let count = Int32(clamping: bytes.count)
-        let document = withExtendedLifetime(session) { () -> xmlDocPtr? in
+        // Read through a callback, not from memory: libxml2 2.9 copies a memory document whole
+        // into its own growing buffer first (17 MB more for a 10-MB chapter), and keeps only
+        // what it is parsing of one it reads.
+        let input = MemoryInput(bytes)
+        let source = Unmanaged.passUnretained(input).toOpaque()
+        let document = withExtendedLifetime((session, input)) { () -> xmlDocPtr? in
             switch kind {
             case .html:
                 let options = HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NONET.rawValue | HTML_PARSE_NOERROR.rawValue
                     | HTML_PARSE_NOWARNING.rawValue | HTML_PARSE_IGNORE_ENC.rawValue
-                return htmlCtxtReadMemory(context, start, count, nil, "UTF-8", Int32(options))
+                return htmlCtxtReadIO(context, MemoryInput.read, nil, source, nil, "UTF-8", Int32(options))
             case .xml(let substitute, let ignoreEncoding):
                 var options = XML_PARSE_NONET.rawValue
                 if substitute { options |= XML_PARSE_NOENT.rawValue }
                 if ignoreEncoding { options |= XML_PARSE_IGNORE_ENC.rawValue }
-                return xmlCtxtReadMemory(context, start, count, nil, nil, Int32(options))
+                return xmlCtxtReadIO(context, MemoryInput.read, nil, source, nil, nil, Int32(options))
             }
         }
         // The default SAX2 document start makes a document node (it holds the internal DTD's
@@ -75,6 +78,24 @@ public enum XMLReader {
             context.pointee.myDoc = nil
         }
         return true
+    }
+
+    /// The document handed to libxml2 a piece at a time (`xmlInputReadCallback`).
+    private final class MemoryInput {
+        let bytes: UnsafeRawBufferPointer
+        var offset = 0
+
+        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+        static let read: xmlInputReadCallback = { context, buffer, length in
+            guard let context, let buffer, length >= 0 else { return -1 }
+            let input = Unmanaged<MemoryInput>.fromOpaque(context).takeUnretainedValue()
+            let count = min(Int(length), input.bytes.count - input.offset)
+            guard count > 0, let base = input.bytes.baseAddress else { return 0 }
+            UnsafeMutableRawPointer(buffer).copyMemory(from: base + input.offset, byteCount: count)
+            input.offset += count
+            return Int32(count)
+        }
     }
 
     /// Opened and initialised once, by the first reader.
