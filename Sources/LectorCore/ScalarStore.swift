@@ -122,18 +122,6 @@ public struct ScalarStore: RandomAccessCollection, Sendable, Equatable {
         for scalar in scalars { append(scalar) }
     }
 
-    /// Appends `other`'s scalars in `range`, a run at a time (a chapter assembled from its
-    /// documents).
-    public mutating func append(_ range: Range<Int>, of other: ScalarStore) {
-        if other.width > width { widen(to: other.width) }
-        switch (width, other.width) {
-        case (1, _): latin1.append(contentsOf: other.latin1[range])
-        case (2, 1): bmp.append(contentsOf: other.latin1[range].lazy.map { UInt16($0) })
-        case (2, _): bmp.append(contentsOf: other.bmp[range])
-        default: other.append(range, to: &full)
-        }
-    }
-
     /// Moves the text to a wider array, keeping the room reserved so far.
     private mutating func widen(to newWidth: Int) {
         let capacity = Swift.max(latin1.capacity, bmp.capacity, full.capacity)
