@@ -58,6 +58,10 @@ struct PlainTextBlock {
     /// UTF-8 offsets in the text split, from the first line's start to the last line's end.
     var range: Range<Int>
     var tally: Tally
+    /// Where the line piece it ends with was cut for length (`PlainTextLayout.lineCut`): past
+    /// `range` by any blanks before the cut. A chapter laid out alone cuts there again rather
+    /// than deciding anew, since whether a line is cut depends on bytes after the chapter.
+    var cutAt: Int?
 
     var isHeading: Bool { kind != .paragraph }
 

@@ -53,6 +53,9 @@ struct PlainTextLayout: Sendable {
         /// contents list's chapter lines, demoted over the whole text, are not headings). Offsets,
         /// not line numbers: the pieces of a line cut for length share its number.
         var headingStarts: Set<Int>
+        /// Where lines inside it were cut for length (UTF-8 offsets in the decoded text): laid
+        /// out alone it is cut there, as the whole text was.
+        var lineCuts: [Int] = []
         /// Where its speakable text starts in the whole text's (`SourceSpan.documentOffset`).
         var documentOffset: Int
         /// Its speakable text's length in Unicode scalars.
@@ -116,6 +119,7 @@ struct PlainTextLayout: Sendable {
             return ChapterSpan(
                 title: start.title, utf8Range: range, firstLine: blocks[start.blockIndex].lines[0].number,
                 headingStarts: Set(blocks[start.blockIndex..<end].filter(\.isHeading).map(\.range.lowerBound)),
+                lineCuts: blocks[start.blockIndex..<end].compactMap(\.cutAt).filter { $0 < range.upperBound },
                 documentOffset: first.map { offsets[$0] } ?? 0,
                 scalarCount: own.reduce(0) { $0 + $1.scalars } + 2 * max(0, own.count - 1),
                 checksum: 0)
@@ -134,7 +138,8 @@ struct PlainTextLayout: Sendable {
     /// each heading an `<h2>`.
     static func document(of text: Substring, chapter: ChapterSpan, documentPath: String,
                          recordsMarkup: Bool = false) -> DocumentText {
-        let blocks = Self.blocks(of: text, firstLine: chapter.firstLine)
+        let base = chapter.utf8Range.lowerBound
+        let blocks = Self.blocks(of: text, firstLine: chapter.firstLine, cuts: chapter.lineCuts.map { $0 - base })
         var builder = SpeakableTextBuilder()
         // At most a scalar a UTF-8 byte, and the separators between blocks.
         builder.reserveCapacity(text.utf8.count + 2 * blocks.count + 2)
@@ -215,8 +220,8 @@ struct PlainTextLayout: Sendable {
 
     /// Splits `text` into blocks at blank lines and Markdown headings (`Scanner`), lines
     /// numbered from `firstLine`.
-    private static func blocks(of text: Substring, firstLine: Int) -> [PlainTextBlock] {
-        var scanner = Scanner(firstLine: firstLine)
+    private static func blocks(of text: Substring, firstLine: Int, cuts: [Int]) -> [PlainTextBlock] {
+        var scanner = Scanner(firstLine: firstLine, cuts: cuts)
         scanner.add(text)
         return scanner.finish()
     }
@@ -244,8 +249,15 @@ struct PlainTextLayout: Sendable {
         private var number: Int
         /// The last piece ended in CR: an LF opening the next one belongs to it.
         private var afterCarriageReturn = false
+        /// Where to cut lines (a chapter laid out alone: where the whole text was cut), nil to
+        /// decide (`lineCut`).
+        private let cuts: [Int]?
+        private var nextCut = 0
 
-        init(firstLine: Int = 1) { number = firstLine }
+        init(firstLine: Int = 1, cuts: [Int]? = nil) {
+            number = firstLine
+            self.cuts = cuts
+        }
 
         mutating func add(_ piece: Substring) {
             var piece = piece
@@ -274,6 +286,7 @@ struct PlainTextLayout: Sendable {
         /// same line the same way when it comes whole) and drops the blanks it opens with, which
         /// are trimmed anyway: a file with no line ends is held a window at a time.
         private mutating func boundPending() {
+            guard cuts == nil else { return }   // a chapter's own text, cut as it was
             var rest = Substring(pending)
             var offset = pendingOffset
             func dropBlanks() {
@@ -319,12 +332,21 @@ struct PlainTextLayout: Sendable {
         private mutating func line(_ raw: Substring, offset: Int) {
             defer { number += 1 }
             var raw = raw, offset = offset
-            while let cut = PlainTextLayout.lineCut(raw) {
+            while let cut = nextCut(in: raw, at: offset) {
                 piece(raw[..<cut], offset: offset, isCut: true)
                 offset += raw.utf8.distance(from: raw.startIndex, to: cut)
                 raw = raw[cut...]
             }
             piece(raw, offset: offset, isCut: false)
+        }
+
+        /// Where `raw` (at `offset`) is cut next: decided, or the next of `cuts` inside it.
+        private mutating func nextCut(in raw: Substring, at offset: Int) -> Substring.Index? {
+            guard let cuts else { return PlainTextLayout.lineCut(raw) }
+            while nextCut < cuts.count, cuts[nextCut] <= offset { nextCut += 1 }
+            guard nextCut < cuts.count, cuts[nextCut] < offset + raw.utf8.count else { return nil }
+            defer { nextCut += 1 }
+            return raw.utf8.index(raw.startIndex, offsetBy: cuts[nextCut] - offset)
         }
 
         /// A line, or a piece of one cut for length, which ends its paragraph; so does a line
@@ -347,6 +369,7 @@ struct PlainTextLayout: Sendable {
                 paragraph.add(entry)
                 if isCut || paragraph.bytes >= PlainTextLayout.longestParagraph { paragraph.flush(into: &blocks) }
             }
+            if isCut { blocks[blocks.count - 1].cutAt = offset + raw.utf8.count }
         }
     }
 

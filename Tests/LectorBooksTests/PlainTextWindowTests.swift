@@ -195,6 +195,41 @@ final class PlainTextWindowTests: XCTestCase {
         XCTAssertFalse(first.hasPrefix("CHAPTER"), "a part after the first has no heading of its own")
     }
 
+    /// A chapter laid out alone is cut where the whole text was, though whether a line is cut
+    /// depends on bytes past the chapter: blanks after its last line, the rest of a line a part
+    /// ends inside. Its length, headings and text are the whole text's.
+    func testAChapterLaidOutAloneIsCutWhereTheWholeTextWas() throws {
+        // The chapter's last line is within the limit only without its trailing blanks.
+        var content = "Aaa."
+        while content.utf8.count < 65_530 { content += " word" }
+        let trailing = "Chapter 1\n\n" + String(content.utf8.prefix(65_530))! + String(repeating: " ", count: 10)
+            + "\n\nChapter 2\n\nThe end.\n"
+        // A part (rule 6) ends after a line's second piece, cut at a blank 30 kB into it.
+        let parts = "A. " + String(repeating: "word ", count: 6000) + String(repeating: "x", count: 70_000) + "\n\n"
+            + String(repeating: "more words here and there\n", count: 2000)
+        for (name, text) in [("trailing", trailing), ("parts", parts)] {
+            let whole = PlainTextLayout(text: text, fallbackTitle: name)
+            XCTAssertTrue(whole.chapters.contains { !$0.lineCuts.isEmpty }, "\(name): the test cuts no line")
+            let utf8 = text.utf8
+            for chapter in whole.chapters {
+                let lower = utf8.index(utf8.startIndex, offsetBy: chapter.utf8Range.lowerBound)
+                let alone = PlainTextLayout.document(of: Substring(utf8[lower..<utf8.index(lower, offsetBy: chapter.utf8Range.count)]),
+                                                     chapter: chapter, documentPath: name)
+                XCTAssertEqual(alone.scalars.count, chapter.scalarCount, "\(name): \(chapter.title)")
+                XCTAssertEqual(alone.headings.count, chapter.headingStarts.count, "\(name): \(chapter.title)")
+            }
+            let outline = try BookReader.open(try directory.file("\(name).txt", text))
+            var read = ""
+            for entry in outline.chapters {
+                let chapter = try outline.loadChapter(entry.index)
+                XCTAssertEqual(chapter.text.unicodeScalars.count, entry.scalarCount, "\(name): \(entry.title)")
+                read += chapter.text.filter { !$0.isWhitespace }
+            }
+            // The 70,000 x's are a word longer than a line: cut, but nothing lost or read twice.
+            XCTAssertTrue(read == text.filter { !$0.isWhitespace }, "\(name): every letter once")
+        }
+    }
+
     /// A Markdown heading cut for length: its second piece shares its line number but is a
     /// paragraph, on the page too.
     func testAHeadingCutForLengthLeavesItsRestAParagraph() throws {
