@@ -62,9 +62,6 @@ public struct MessageReader {
         return try bounded(value!, longestString, Self.stringTooLong)
     }
 
-    /// `ao`
-    public func readObjectPaths() throws -> [String] { try readArray(of: "o") }
-
     /// `as`
     public func readStrings() throws -> [String] { try readArray(of: "s") }
 

@@ -94,6 +94,19 @@ final class PlainTextWindowTests: XCTestCase {
             guard case .unreadable = error as? BookError else { return XCTFail("\(error)") }
         }
     }
+    /// The text laid out from pieces of `size` scalars, as a file's reads would feed it.
+    private static func layout(_ scalars: [Unicode.Scalar], inPiecesOf size: Int) -> PlainTextLayout {
+        var scanner = PlainTextLayout.Scanner()
+        var start = 0
+        while start < scalars.count {
+            var piece = String.UnicodeScalarView()
+            piece.append(contentsOf: scalars[start..<min(start + size, scalars.count)])
+            scanner.add(Substring(String(piece)))
+            start += size
+        }
+        return PlainTextLayout(blocks: scanner.finish(), fallbackTitle: "fallback")
+    }
+
     /// The scanner lays a text out the same whether it comes whole or in pieces cut anywhere
     /// (inside a CRLF, a line, a heading's title lines, a multi-byte scalar's neighbours).
     func testATextLaidOutPieceByPieceIsLaidOutAsTheWholeText() throws {
@@ -111,15 +124,7 @@ final class PlainTextWindowTests: XCTestCase {
             let whole = PlainTextLayout(text: text, fallbackTitle: "fallback")
             let scalars = Array(text.unicodeScalars)
             for size in [1, 2, 3, 5, 7, 64, 4096] {
-                var scanner = PlainTextLayout.Scanner()
-                var start = 0
-                while start < scalars.count {
-                    var piece = String.UnicodeScalarView()
-                    piece.append(contentsOf: scalars[start..<min(start + size, scalars.count)])
-                    scanner.add(Substring(String(piece)))
-                    start += size
-                }
-                let pieces = PlainTextLayout(blocks: scanner.finish(), fallbackTitle: "fallback")
+                let pieces = Self.layout(scalars, inPiecesOf: size)
                 XCTAssertEqual(pieces.title, whole.title, "\(text.prefix(40).debugDescription) in pieces of \(size)")
                 XCTAssertEqual(pieces.chapters, whole.chapters.map { var chapter = $0; chapter.checksum = 0; return chapter },
                                "\(text.prefix(40).debugDescription) in pieces of \(size)")
@@ -144,15 +149,7 @@ final class PlainTextWindowTests: XCTestCase {
             let whole = PlainTextLayout(text: text, fallbackTitle: "fallback")
             let scalars = Array(text.unicodeScalars)
             for size in [1, 7, 4096, 65_537, 1 << 20] where size == 1 ? scalars.count < 150_000 : true {
-                var scanner = PlainTextLayout.Scanner()
-                var start = 0
-                while start < scalars.count {
-                    var piece = String.UnicodeScalarView()
-                    piece.append(contentsOf: scalars[start..<min(start + size, scalars.count)])
-                    scanner.add(Substring(String(piece)))
-                    start += size
-                }
-                let pieces = PlainTextLayout(blocks: scanner.finish(), fallbackTitle: "fallback")
+                let pieces = Self.layout(scalars, inPiecesOf: size)
                 XCTAssertEqual(pieces.chapters, whole.chapters.map { var chapter = $0; chapter.checksum = 0; return chapter },
                                "\(text.prefix(20).debugDescription) in pieces of \(size)")
             }

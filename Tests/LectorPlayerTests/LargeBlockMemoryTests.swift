@@ -4,6 +4,14 @@ import XCTest
 
 /// Memory a big chapter takes, and gives back.
 final class LargeBlockMemoryTests: XCTestCase {
+    /// The daemon's RSS (kB) with `book` heard, then paused, a second on.
+    private func residentWithPaused(_ book: URL, _ fixture: PlayerFixture) throws -> Int {
+        try fixture.openAndHear(book)
+        XCTAssertTrue(try fixture.busCall(PlayerFixture.player, "Pause", []).succeeded)
+        Thread.sleep(forTimeInterval: 1)
+        return try XCTUnwrap(ProcessProbe.residentKiB(fixture.daemon.pid))
+    }
+
     /// A book that needs blocks of many megabytes (an EPUB whose one document is a 6-MB
     /// paragraph: the document, its text while it grows, the chapter's) and is then replaced by
     /// a small one leaves little more resident than the small one did: the daemon pins glibc's
@@ -21,18 +29,12 @@ final class LargeBlockMemoryTests: XCTestCase {
             .write(to: big)
         let pid = fixture.daemon.pid
 
-        try fixture.openAndHear(small)
-        XCTAssertTrue(try fixture.busCall(PlayerFixture.player, "Pause", []).succeeded)
-        Thread.sleep(forTimeInterval: 1)
-        let before = try XCTUnwrap(ProcessProbe.residentKiB(pid))
+        let before = try residentWithPaused(small, fixture)
 
         let called = try fixture.open(big)
         XCTAssertNotNil(fixture.sound(after: called, timeout: 60), "the 6-MB chapter was not heard\(fixture.context)")
         let peak = try XCTUnwrap(ProcessProbe.peakResidentKiB(pid))
-        try fixture.openAndHear(small)
-        XCTAssertTrue(try fixture.busCall(PlayerFixture.player, "Pause", []).succeeded)
-        Thread.sleep(forTimeInterval: 1)
-        let after = try XCTUnwrap(ProcessProbe.residentKiB(pid))
+        let after = try residentWithPaused(small, fixture)
         print("6-MB chapter: RSS with the small book \(before) kB, peak \(peak) kB, small book again \(after) kB")
         XCTAssertGreaterThan(peak, before + 12 * 1024, "the 6-MB chapter took no large blocks: the test measures nothing")
         XCTAssertLessThanOrEqual(after, before + 12 * 1024, "the small book again, \(after - before) kB more resident than before")
@@ -49,10 +51,7 @@ final class LargeBlockMemoryTests: XCTestCase {
         try Data(String(repeating: "It rained. ", count: 950_000).utf8).write(to: oneLine)
         let pid = fixture.daemon.pid
 
-        try fixture.openAndHear(small)
-        XCTAssertTrue(try fixture.busCall(PlayerFixture.player, "Pause", []).succeeded)
-        Thread.sleep(forTimeInterval: 1)
-        let before = try XCTUnwrap(ProcessProbe.residentKiB(pid))
+        let before = try residentWithPaused(small, fixture)
 
         let called = try fixture.open(oneLine)
         XCTAssertNotNil(fixture.sound(after: called, timeout: 60), "the one-line text was not heard\(fixture.context)")
